@@ -1,0 +1,253 @@
+"""The vocabulary of a conversation with a model (introduced in notebooks/01_bare_chat.ipynb).
+
+A model call sends a list of `Message`s and gets back one `Response`. Each message is a
+role plus a list of content blocks, and there are only three kinds of block:
+
+- `Text`: words, from the user or from the model;
+- `ToolCall`: the model asking for a tool to be run (it only *writes* the request);
+- `ToolResult`: what running that tool produced, sent back by our code.
+
+These mirror the shapes of the Anthropic Messages API (`text`, `tool_use`,
+`tool_result`), so `to_dict()` gives exactly what goes over the wire and `from_dict()`
+reads it back. Nothing here talks to a model; these are plain records.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union, get_args
+
+Role = Literal["user", "assistant"]
+
+# Why a model stopped writing. These are all the values the Messages API can return.
+StopReason = Literal[
+    "end_turn",  # the model finished its answer
+    "tool_use",  # the model wrote one or more tool calls and waits for their results
+    "max_tokens",  # the reply hit the max_tokens limit we set and was cut off
+    "stop_sequence",  # the model wrote one of the stop sequences we passed
+    "pause_turn",  # the server paused a long turn; send the conversation back to resume
+    "refusal",  # the model declined to answer
+    "model_context_window_exceeded",  # the context no longer fits in the model's window
+]
+STOP_REASONS: tuple[str, ...] = get_args(StopReason)
+
+
+@dataclass
+class Text:
+    """Plain text written by the user or by the model."""
+
+    text: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise TypeError(f"Text.text must be a str, got {type(self.text).__name__}: {self.text!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "text", "text": self.text}
+
+
+@dataclass
+class ToolCall:
+    """The model's request to run tool `name` with `input`. Nothing has run yet."""
+
+    id: str
+    name: str
+    input: dict[str, Any]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"ToolCall.name must be a non-empty str, got {self.name!r}")
+        if not isinstance(self.input, dict):
+            raise TypeError(f"ToolCall.input must be a dict, got {type(self.input).__name__}: {self.input!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "tool_use", "id": self.id, "name": self.name, "input": self.input}
+
+
+@dataclass
+class ToolResult:
+    """What our code sends back for the `ToolCall` whose id is `tool_use_id`.
+
+    `is_error=True` tells the model the call failed (unknown tool, bad input, the tool
+    raised); the model reads the message in `content` and can try again.
+    """
+
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.content, str):
+            raise TypeError(
+                f"ToolResult.content must be a str (the model reads text), got {type(self.content).__name__}"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": "tool_result", "tool_use_id": self.tool_use_id, "content": self.content}
+        if self.is_error:
+            d["is_error"] = True
+        return d
+
+
+Block = Union[Text, ToolCall, ToolResult]
+_BLOCK_TYPES = (Text, ToolCall, ToolResult)
+
+
+def block_from_dict(d: dict[str, Any]) -> Block:
+    """Read one content block in the Messages API shape back into our types."""
+    if not isinstance(d, dict) or "type" not in d:
+        raise ValueError(f"a content block must be a dict with a 'type' key, got {d!r}")
+    kind = d["type"]
+    if kind == "text":
+        return Text(d["text"])
+    if kind == "tool_use":
+        return ToolCall(d["id"], d["name"], d["input"])
+    if kind == "tool_result":
+        return ToolResult(d["tool_use_id"], d["content"], bool(d.get("is_error", False)))
+    raise ValueError(f"unknown content block type {kind!r}; expected 'text', 'tool_use' or 'tool_result'")
+
+
+@dataclass
+class Message:
+    """One turn of the conversation: who speaks (`role`) and what they say (`content`).
+
+    `Message("user", "hi")` is shorthand for `Message("user", [Text("hi")])`.
+    """
+
+    role: Role
+    content: list[Block]
+
+    def __post_init__(self) -> None:
+        if self.role not in ("user", "assistant"):
+            raise ValueError(
+                f"role must be 'user' or 'assistant', got {self.role!r} "
+                "(the system prompt is not a message: pass it as `system`)"
+            )
+        if isinstance(self.content, str):
+            self.content = [Text(self.content)]
+        elif isinstance(self.content, _BLOCK_TYPES):
+            self.content = [self.content]
+        elif not isinstance(self.content, (list, tuple)):
+            raise TypeError(f"content must be a str or a list of blocks, got {type(self.content).__name__}")
+        self.content = list(self.content)
+        for block in self.content:
+            if not isinstance(block, _BLOCK_TYPES):
+                raise TypeError(f"content blocks must be Text, ToolCall or ToolResult, got {block!r}")
+
+    @property
+    def text(self) -> str:
+        """All the text blocks of this message, joined."""
+        return "".join(b.text for b in self.content if isinstance(b, Text))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"role": self.role, "content": [b.to_dict() for b in self.content]}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Message:
+        content = d["content"]
+        if isinstance(content, str):
+            return cls(d["role"], content)
+        return cls(d["role"], [block_from_dict(b) for b in content])
+
+
+@dataclass
+class Usage:
+    """Tokens one call read and wrote. Usages add up, so a run's total is `sum(...)`.
+
+    With prompt caching, the API reports the cached part of the input separately:
+    `cache_creation_input_tokens` were written to the cache on this call and
+    `cache_read_input_tokens` were read from it; `input_tokens` is the rest.
+    """
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        if not isinstance(other, Usage):
+            return NotImplemented
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_input_tokens + other.cache_read_input_tokens,
+            self.cache_creation_input_tokens + other.cache_creation_input_tokens,
+        )
+
+    def __radd__(self, other: object) -> Usage:
+        # lets sum(usages) start from its default 0
+        if other == 0:
+            return self
+        return NotImplemented
+
+    @property
+    def total_input_tokens(self) -> int:
+        """Everything the model read on this call, cached or not."""
+        return self.input_tokens + self.cache_read_input_tokens + self.cache_creation_input_tokens
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_read_input_tokens": self.cache_read_input_tokens,
+            "cache_creation_input_tokens": self.cache_creation_input_tokens,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Usage:
+        return cls(**{k: int(d.get(k) or 0) for k in cls().to_dict()})
+
+
+@dataclass
+class Response:
+    """What one model call returns: the blocks it wrote, why it stopped, what it cost."""
+
+    content: list[Block]
+    stop_reason: StopReason
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+
+    def __post_init__(self) -> None:
+        if self.stop_reason not in STOP_REASONS:
+            raise ValueError(f"unknown stop_reason {self.stop_reason!r}; expected one of {', '.join(STOP_REASONS)}")
+        self.content = list(self.content)
+        for block in self.content:
+            if not isinstance(block, (Text, ToolCall)):
+                raise TypeError(f"a model writes Text and ToolCall blocks, got {block!r}")
+
+    @property
+    def text(self) -> str:
+        """The text the model wrote, all text blocks joined."""
+        return "".join(b.text for b in self.content if isinstance(b, Text))
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        """The tool calls the model wrote, in order."""
+        return [b for b in self.content if isinstance(b, ToolCall)]
+
+    def to_message(self) -> Message:
+        """The response as the assistant turn that goes into the history."""
+        return Message("assistant", list(self.content))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "content": [b.to_dict() for b in self.content],
+            "stop_reason": self.stop_reason,
+            "usage": self.usage.to_dict(),
+            "model": self.model,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Response:
+        return cls(
+            [block_from_dict(b) for b in d["content"]],
+            d["stop_reason"],
+            Usage.from_dict(d.get("usage", {})),
+            d.get("model", ""),
+        )
+
+
+def show(messages: list[Message]) -> str:
+    """The conversation as the JSON the API receives, for printing in a lesson."""
+    return json.dumps([m.to_dict() for m in messages], indent=2, ensure_ascii=False)

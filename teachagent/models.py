@@ -1,0 +1,196 @@
+"""What a model is to our code, and a scripted one for offline lessons (notebooks/01_bare_chat.ipynb).
+
+To the rest of teachagent a model is anything with a `name` and a
+`complete(system, messages, tools, max_tokens) -> Response` method. It keeps no state
+between calls: whatever it should know must be in the arguments of that one call.
+
+`ScriptedModel` is such a model that plays a script instead of thinking. Each step of
+the script is a fixed reply or a function of the conversation so far, so a scripted
+agent can read what a tool returned and build its next step from it. It is scripted
+and says so everywhere it appears; everything around it (tools, token counts, costs)
+is real. `select_model` picks the scripted model or Claude from `TEACHAGENT_MODE`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol, Union, runtime_checkable
+
+from .messages import Message, Response, Text, ToolCall, ToolResult, Usage
+from .tokens import block_tokens, context_tokens, encoding
+
+
+@runtime_checkable
+class Model(Protocol):
+    """Anything that turns one context into one response."""
+
+    name: str
+
+    def complete(
+        self, system: str, messages: list[Message], tools: list[dict[str, Any]], max_tokens: int
+    ) -> Response: ...
+
+
+# A script step: a fixed reply, or a function of the conversation that returns one.
+Reply = Union[str, Text, ToolCall, list, Response]
+ScriptStep = Union[Reply, Callable[[list[Message]], Reply]]
+
+
+class ScriptExhausted(RuntimeError):
+    """The scripted model was asked for more steps than its script has."""
+
+
+def call(tool: str, /, **input: Any) -> ToolCall:
+    """A script step that calls `tool` with `input`: `call("read_file", path="notes.txt")`.
+
+    The id is left empty; the scripted model gives each call a unique one when it plays it.
+    """
+    return ToolCall("", tool, input)
+
+
+def latest_results(messages: list[Message]) -> list[ToolResult]:
+    """The tool results in the last message: what a scripted policy reacts to."""
+    if not messages:
+        return []
+    return [b for b in messages[-1].content if isinstance(b, ToolResult)]
+
+
+def _as_response(reply: Reply) -> Response:
+    """Turn a script step's reply into a Response (usage is filled in later)."""
+    if isinstance(reply, Response):
+        return Response(list(reply.content), reply.stop_reason)
+    if isinstance(reply, str):
+        reply = [Text(reply)]
+    elif isinstance(reply, (Text, ToolCall)):
+        reply = [reply]
+    if not isinstance(reply, list):
+        raise TypeError(
+            f"a script step must give a str, Text, ToolCall, a list of them or a Response, got {reply!r}"
+        )
+    stop = "tool_use" if any(isinstance(b, ToolCall) for b in reply) else "end_turn"
+    return Response(reply, stop)
+
+
+def _cut_to(content: list, max_tokens: int) -> list:
+    """Keep what fits in `max_tokens`, as the API does when a reply runs over."""
+    kept, budget = [], max_tokens
+    for block in content:
+        n = block_tokens(block)
+        if n <= budget:
+            kept.append(block)
+            budget -= n
+            continue
+        if isinstance(block, Text) and budget > 0:
+            ids = encoding().encode(block.text, disallowed_special=())[:budget]
+            text = encoding().decode(ids, errors="ignore")  # drop a character cut in half
+            if text:
+                kept.append(Text(text))
+        break  # a tool call that does not fit entirely is lost
+    return kept
+
+
+@dataclass(repr=False)
+class ScriptedModel:
+    """A stand-in for a language model that plays `script`, one step per call.
+
+    `script` is a list of steps, played in order; or a single function of the
+    conversation (a *policy*), consulted on every call and never used up. Offline lessons use it so they run with no key, no network and the same output every
+    time. Its `usage` is real: tiktoken counts of what it was sent and what it wrote.
+    """
+
+    script: Union[list[ScriptStep], Callable[[list[Message]], Reply]]
+    name: str = "scripted"
+    played: int = field(default=0, init=False)
+    _calls: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.script, (str, Text, Response, ToolCall)):
+            self.script = [self.script]
+        if not callable(self.script):
+            self.script = list(self.script)
+
+    def __repr__(self) -> str:
+        return f"ScriptedModel(name={self.name!r}, {self.describe()}, played={self.played})"
+
+    def describe(self) -> str:
+        """What this model plays, in a few words."""
+        if callable(self.script):
+            return f"policy={getattr(self.script, '__name__', 'policy')}"
+        return f"steps={len(self.script)}"
+
+    def reset(self) -> None:
+        """Start the script again from its first step."""
+        self.played = 0
+        self._calls = 0
+
+    def complete(
+        self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = 1024
+    ) -> Response:
+        if not isinstance(max_tokens, int) or max_tokens < 1:
+            raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
+        if not callable(self.script) and self.played >= len(self.script):
+            raise ScriptExhausted(
+                f"ScriptedModel {self.name!r} has {len(self.script)} steps and was asked for step "
+                f"{self.played + 1}. Add steps to the script, or call .reset() to play it again."
+            )
+        step = self.script if callable(self.script) else self.script[self.played]
+        self.played += 1
+        reply = step(list(messages)) if callable(step) else step
+        response = _as_response(reply)
+
+        content = [self._with_id(b) for b in response.content]
+        stop_reason = response.stop_reason
+        if sum(block_tokens(b) for b in content) > max_tokens:
+            content, stop_reason = _cut_to(content, max_tokens), "max_tokens"
+        usage = Usage(
+            input_tokens=context_tokens(system, messages, tools),
+            output_tokens=sum(block_tokens(b) for b in content),
+        )
+        return Response(content, stop_reason, usage, self.name)
+
+    def _with_id(self, block):
+        """A copy of a tool call with a fresh, predictable id (toolu_001, toolu_002, ...)."""
+        if not isinstance(block, ToolCall) or block.id:
+            return block
+        self._calls += 1
+        return ToolCall(f"toolu_{self._calls:03d}", block.name, dict(block.input))
+
+
+MODES = ("offline", "live", "record", "replay")
+AVAILABLE_MODES = ("offline", "live")
+
+
+def select_model(script: Any = None, mode: str | None = None, quiet: bool = False) -> Model:
+    """The model a lesson should use, chosen by `mode` or else `TEACHAGENT_MODE`.
+
+    - `offline` (the default): a `ScriptedModel` playing `script` (a list of steps or a
+      policy function); no key, no network.
+    - `live`: `Claude()`, which needs `ANTHROPIC_API_KEY`.
+
+    Prints one line saying which it chose, so a scripted run can never pass for a real one.
+    """
+    chosen = (mode or os.environ.get("TEACHAGENT_MODE") or "offline").strip().lower()
+    if chosen not in MODES:
+        raise ValueError(f"unknown mode {chosen!r}; TEACHAGENT_MODE can be one of: {', '.join(AVAILABLE_MODES)}")
+    if chosen not in AVAILABLE_MODES:
+        raise ValueError(
+            f"mode {chosen!r} is not available yet; TEACHAGENT_MODE can be one of: {', '.join(AVAILABLE_MODES)}"
+        )
+
+    if chosen == "live":
+        from .claude import Claude
+
+        model: Model = Claude()
+        banner = f"live mode: {model.name} through the Anthropic API; every call is billed to your key."
+    else:
+        if script is None:
+            raise ValueError("offline mode needs a script for the ScriptedModel (a list of steps)")
+        model = script if isinstance(script, ScriptedModel) else ScriptedModel(script)
+        banner = (
+            f"offline mode: the model is a ScriptedModel ({model.describe()}), not Claude. "
+            "Tools, token counts and costs are real. For Claude: TEACHAGENT_MODE=live and ANTHROPIC_API_KEY."
+        )
+    if not quiet:
+        print(f"[teachagent] {banner}")
+    return model

