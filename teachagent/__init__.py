@@ -5,19 +5,31 @@ package loads none of the heavy libraries (anthropic, tiktoken, matplotlib, ipyw
 each is imported inside the function that needs it.
 """
 
+from .agent import Agent, AgentError
+from .dispatch import Dispatcher
 from .messages import STOP_REASONS, Message, Response, StopReason, Text, ToolCall, ToolResult, Usage, show
 from .models import Model, ScriptedModel, ScriptExhausted, call, latest_results, select_model
 from .tokens import context_tokens, count_tokens, message_tokens
+from .tools import Tool, read_file_tool, tool
+from .trace import Run, Step
+from .viz import StepViewer, run_html
 
 __all__ = [
     "STOP_REASONS",
+    "Agent",
+    "AgentError",
+    "Dispatcher",
     "Message",
     "Model",
     "Response",
     "ScriptExhausted",
     "ScriptedModel",
+    "Run",
+    "Step",
+    "StepViewer",
     "StopReason",
     "Text",
+    "Tool",
     "ToolCall",
     "ToolResult",
     "Usage",
@@ -26,6 +38,9 @@ __all__ = [
     "count_tokens",
     "latest_results",
     "message_tokens",
+    "read_file_tool",
+    "run_html",
     "select_model",
     "show",
+    "tool",
 ]

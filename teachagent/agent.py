@@ -1,0 +1,120 @@
+"""The agent loop (introduced in notebooks/03_agent_loop.ipynb).
+
+An agent is a model in a loop with tools. For k = 1, 2, ... up to a step budget:
+the model reads the context c_k and writes a step v_k; if v_k is a final answer the run
+stops; otherwise the handler runs the tool calls in v_k and the results N(v_k) are
+appended, giving c_{k+1}. That is all of it; `Agent.run` below is that loop, with each
+of the API's stop reasons handled on purpose.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from .dispatch import Dispatcher
+from .messages import Message
+from .models import Model, ScriptedModel
+from .tokens import context_tokens, message_tokens
+from .tools import Tool
+from .trace import Run, Step
+
+# Stop reasons after which the model's text is its final answer.
+FINAL = ("end_turn", "stop_sequence")
+# Stop reasons that end the run without an answer: the reply was cut, refused, or no longer fits.
+ENDS_RUN = ("max_tokens", "refusal", "model_context_window_exceeded")
+
+
+class AgentError(RuntimeError):
+    """A model call failed mid-run. The partial record is kept in `.run`."""
+
+    def __init__(self, message: str, run: Run) -> None:
+        super().__init__(message)
+        self.run = run
+
+
+@dataclass(repr=False)
+class Agent:
+    """A model, the tools it may call, a system prompt and a step budget.
+
+    `on_step(step, run)`, if given, is called after every step: the step viewer uses it
+    to draw a run while it happens.
+    """
+
+    model: Model
+    tools: Iterable[Tool] = ()
+    system: str = ""
+    max_steps: int = 10
+    on_step: Callable[[Step, Run], None] | None = None
+    max_tokens: int = 1024
+    runs: list[Run] = field(default_factory=list, init=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.max_steps, int) or self.max_steps < 1:
+            raise ValueError(f"max_steps must be an int of at least 1, got {self.max_steps!r}")
+        self.dispatcher = Dispatcher(self.tools)
+
+    def __repr__(self) -> str:
+        return f"Agent(model={self.model.name!r}, tools={self.dispatcher.names}, max_steps={self.max_steps})"
+
+    def run(self, task: str) -> Run:
+        """Run the loop on `task` until a final answer, a stop, or the step budget."""
+        specs = self.dispatcher.specs
+        scripted = isinstance(self.model, ScriptedModel)
+        run = Run(task, self.model.name, self.system, specs, scripted=scripted)
+        self.runs.append(run)
+        messages = [Message("user", task)]
+        c_k = context_tokens(self.system, messages, specs)  # then grown step by step, never recounted
+
+        for k in range(1, self.max_steps + 1):
+            started = time.perf_counter()
+            try:
+                response = self.model.complete(self.system, messages, specs, self.max_tokens)
+            except Exception as error:
+                run.outcome = "error"
+                raise AgentError(f"the model call at step {k} failed: {type(error).__name__}: {error}", run) from error
+
+            tool_use = response.stop_reason == "tool_use"
+            results = [self.dispatcher(call) for call in response.tool_calls] if tool_use else []
+            run.steps.append(Step(k, c_k, response, results, time.perf_counter() - started))
+
+            messages.append(response.to_message())
+            c_k += message_tokens(messages[-1])
+            if results:
+                messages.append(Message("user", results))
+                c_k += message_tokens(messages[-1])
+            if self.on_step:
+                self.on_step(run.steps[-1], run)
+
+            if response.stop_reason in FINAL:
+                run.answer, run.outcome = response.text, "answer"
+                return run
+            if response.stop_reason in ENDS_RUN or (tool_use and not results):
+                run.outcome = response.stop_reason
+                return run
+            # tool_use with results, or pause_turn: send the grown context back for the next step
+
+        run.outcome = "max_steps"
+        return run
+
+    def as_tool(self, name: str, description: str) -> Tool:
+        """This agent as a tool for another agent: a sub-agent.
+
+        Each call starts a fresh run on the given task, in its own context; only the final
+        answer goes back to the caller. The sub-agent's runs stay in `self.runs`.
+        """
+
+        def delegate(task: str) -> str:
+            run = self.run(task)
+            if run.outcome != "answer":
+                raise RuntimeError(f"the sub-agent stopped without an answer (outcome: {run.outcome})")
+            return run.answer
+
+        schema = {
+            "type": "object",
+            "properties": {"task": {"type": "string", "description": "the sub-task, stated in full"}},
+            "required": ["task"],
+            "additionalProperties": False,
+        }
+        return Tool(name, description, schema, delegate, timeout=None)

@@ -1,0 +1,159 @@
+"""The record of a run: every step the agent took (introduced in notebooks/03_agent_loop.ipynb).
+
+In the formal model a run is a sequence of contexts c_1, c_2, ... and model steps
+v_1, v_2, ...; after each step that is not a final answer the handler's observation
+N(v_k) is appended, so c_{k+1} = c_k + v_k + N(v_k). A `Step` keeps one k of that: how
+many tokens the model read (c_k), what it wrote (v_k), what the tools returned (N(v_k)).
+A `Run` keeps them all, plus how the run ended.
+
+Everything that looks at a run afterwards (the step viewer, the cost analysis, saving
+to JSON, replay) reads a `Run` and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .messages import Message, Response, ToolResult, block_from_dict
+from .tokens import count_tokens, message_tokens, tools_tokens
+
+FORMAT = "teachagent.run/1"
+
+
+@dataclass
+class Step:
+    """Step k of a run: the model read `context_tokens` (c_k), wrote `response` (v_k),
+    and the tools answered with `results` (N(v_k); empty after a final answer)."""
+
+    index: int
+    context_tokens: int
+    response: Response
+    results: list[ToolResult] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def __repr__(self) -> str:
+        calls = ", ".join(c.name for c in self.response.tool_calls)
+        return (
+            f"Step(k={self.index}, c_k={self.context_tokens}, stop_reason={self.response.stop_reason!r}, "
+            f"calls=[{calls}], errors={sum(r.is_error for r in self.results)})"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "context_tokens": self.context_tokens,
+            "response": self.response.to_dict(),
+            "results": [r.to_dict() for r in self.results],
+            "seconds": self.seconds,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Step:
+        return cls(
+            d["index"],
+            d["context_tokens"],
+            Response.from_dict(d["response"]),
+            [block_from_dict(r) for r in d["results"]],
+            d["seconds"],
+        )
+
+
+@dataclass
+class Run:
+    """One run of an agent on one task, from c_1 to the stop.
+
+    `outcome` is "answer" when the model gave a final answer, "max_steps" when the step
+    budget ran out first, "running" while the loop is going, "error" when a model call
+    failed, or the stop reason that ended the run ("max_tokens", "refusal", ...).
+    """
+
+    task: str
+    model: str
+    system: str = ""
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    answer: str | None = None
+    outcome: str = "running"
+    scripted: bool = False  # True when a ScriptedModel played the model, so no view can pass it off as Claude
+
+    def __repr__(self) -> str:
+        task = self.task if len(self.task) <= 40 else self.task[:37] + "..."
+        model = f"{self.model} (scripted)" if self.scripted and "scripted" not in self.model else self.model
+        return (
+            f"Run(task={task!r}, model={model!r}, steps={len(self.steps)}, "
+            f"outcome={self.outcome!r}, Z={sum(s.context_tokens for s in self.steps)})"
+        )
+
+    @property
+    def messages(self) -> list[Message]:
+        """The conversation as the model last saw it, plus its last reply and results."""
+        history = [Message("user", self.task)]
+        for step in self.steps:
+            history.append(step.response.to_message())
+            if step.results:
+                history.append(Message("user", list(step.results)))
+        return history
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """The whole run as JSON: enough to rebuild it exactly with `Run.from_json`."""
+        data = {
+            "format": FORMAT,
+            "task": self.task,
+            "model": self.model,
+            "system": self.system,
+            "tools": self.tools,
+            "steps": [s.to_dict() for s in self.steps],
+            "answer": self.answer,
+            "outcome": self.outcome,
+            "scripted": self.scripted,
+        }
+        return json.dumps(data, indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Run:
+        """Rebuild a run saved with `to_json`; anything else is a clear `ValueError`."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"not a saved Run: the text is not valid JSON ({error})") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ValueError(f"not a saved Run: expected a JSON object with \"format\": \"{FORMAT}\"")
+        try:
+            return cls(
+                data["task"],
+                data["model"],
+                data["system"],
+                data["tools"],
+                [Step.from_dict(s) for s in data["steps"]],
+                data["answer"],
+                data["outcome"],
+                bool(data.get("scripted", False)),
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"not a saved Run: {type(error).__name__}: {error}") from None
+
+    def _repr_html_(self) -> str:
+        from .viz import run_html
+
+        return run_html(self)
+
+
+def composition(run: Run, k: int) -> list[tuple[str, int]]:
+    """What c_k is made of: (label, tokens) for each part the model read before call k.
+
+    The parts are the system prompt with the tool specs, the task, and then each earlier
+    model step v_j and its observation N(v_j). Their tokens add up to c_k.
+    """
+    if not 1 <= k <= len(run.steps):
+        raise IndexError(f"step {k} does not exist; this run has steps 1 to {len(run.steps)}")
+    parts = [
+        ("system + tools", count_tokens(run.system) + tools_tokens(run.tools)),
+        ("task", count_tokens(run.task)),
+    ]
+    for step in run.steps[: k - 1]:
+        parts.append((f"v{step.index}", message_tokens(step.response.to_message())))
+        if step.results:
+            parts.append((f"N(v{step.index})", message_tokens(Message("user", list(step.results)))))
+    return parts

@@ -1,0 +1,141 @@
+"""Looking at a run step by step (introduced in notebooks/03_agent_loop.ipynb).
+
+For each step k the view shows what the model read (c_k, drawn as a bar made of the
+system prompt and tools, the task, and every earlier model step v_j and observation
+N(v_j)), what it wrote, which tools it called, what came back, why it stopped, and the
+running total Z of tokens read so far.
+
+`run_html(run)` is a static HTML page of the whole run: it needs no widgets, so it shows
+on GitHub and nbviewer, and it is what `Run._repr_html_` returns. `StepViewer` is the
+interactive version, with a slider and buttons; pass it as `on_step` to watch a run fill
+in while it happens.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from itertools import accumulate
+
+from .trace import Run, composition
+
+COLOURS = {"system + tools": "#9e9e9e", "task": "#4c72b0", "v": "#dd8452", "N": "#55a868"}
+PREVIEW = 400  # characters of text shown per block before it is cut
+
+
+def _colour(label: str) -> str:
+    return COLOURS.get(label) or COLOURS["N" if label.startswith("N") else "v"]
+
+
+def _short(text: str) -> str:
+    if len(text) <= PREVIEW:
+        return text
+    return f"{text[:PREVIEW]} … [{len(text) - PREVIEW} more characters]"
+
+
+def _pre(text: str, colour: str = "#f6f6f6") -> str:
+    return (
+        f'<pre style="white-space:pre-wrap;margin:2px 0;padding:4px;background:{colour};'
+        f'font-size:12px">{html.escape(_short(text))}</pre>'
+    )
+
+
+def context_bar(run: Run, k: int, scale: int | None = None) -> str:
+    """c_k as one horizontal bar, each part as wide as its share of tokens."""
+    parts = composition(run, k)
+    scale = scale or max(s.context_tokens for s in run.steps) or 1
+    segments = "".join(
+        f'<div title="{html.escape(label)}: {n} tokens" style="width:{100 * n / scale:.2f}%;'
+        f'background:{_colour(label)};height:14px;border-right:1px solid white"></div>'
+        for label, n in parts
+    )
+    legend = " + ".join(f"{html.escape(label)} {n}" for label, n in parts)
+    return (
+        f'<div style="display:flex;width:100%;background:#eee">{segments}</div>'
+        f'<div style="font-size:11px;color:#555">c_{k} = {legend}</div>'
+    )
+
+
+def step_html(run: Run, k: int) -> str:
+    """Step k of `run`: what the model read, wrote and called, and what came back."""
+    step = run.steps[k - 1]
+    z_so_far = sum(s.context_tokens for s in run.steps[:k])
+    out = [
+        f"<h4 style='margin:8px 0 2px'>Step {k} of {len(run.steps)}: stop_reason "
+        f"<code>{step.response.stop_reason}</code>, c_{k} = {step.context_tokens} tokens, Z so far = {z_so_far}</h4>",
+        context_bar(run, k),
+    ]
+    if step.response.text:
+        out.append("<b>model wrote</b>" + _pre(step.response.text))
+    for call in step.response.tool_calls:
+        out.append(f"<b>tool call</b> <code>{html.escape(call.name)}</code>" + _pre(json.dumps(call.input, ensure_ascii=False), "#fdf1e8"))
+    for result in step.results:
+        label = "error returned" if result.is_error else "observation"
+        out.append(f"<b>{label}</b>" + _pre(result.content, "#fbe9e9" if result.is_error else "#eaf5ec"))
+    return "\n".join(out)
+
+
+def run_html(run: Run) -> str:
+    """The whole run as static HTML: a header, then every step."""
+    z = list(accumulate(s.context_tokens for s in run.steps))
+    scripted = " (a scripted model, not Claude)" if run.scripted else ""
+    head = (
+        f"<div><b>Run</b> of <code>{html.escape(run.model)}</code>{scripted}: {len(run.steps)} steps, "
+        f"outcome <code>{html.escape(run.outcome)}</code>, Z = {z[-1] if z else 0} tokens read<br>"
+        f"<b>task</b>: {html.escape(run.task)}</div>"
+    )
+    steps = [step_html(run, k) for k in range(1, len(run.steps) + 1)]
+    answer = f"<div><b>answer</b>{_pre(run.answer)}</div>" if run.answer is not None else ""
+    return "<div>" + head + "".join(f"<div>{s}</div>" for s in steps) + answer + "</div>"
+
+
+class StepViewer:
+    """An interactive view of a run: a slider and buttons over its steps.
+
+    `StepViewer(run)` shows a finished run. `StepViewer()` passed as an agent's `on_step`
+    fills in as the run goes. Outside a widget-aware frontend it shows the static HTML.
+    """
+
+    def __init__(self, run: Run | None = None) -> None:
+        import ipywidgets as widgets
+
+        self.run = run
+        self.slider = widgets.IntSlider(value=1, min=1, max=1, description="step k", continuous_update=False)
+        self.previous = widgets.Button(description="◀ previous")
+        self.next = widgets.Button(description="next ▶")
+        self.page = widgets.HTML()
+        self.previous.on_click(lambda _: self.show(self.slider.value - 1))
+        self.next.on_click(lambda _: self.show(self.slider.value + 1))
+        self.slider.observe(lambda change: self._draw(), names="value")
+        self.widget = widgets.VBox([widgets.HBox([self.previous, self.slider, self.next]), self.page])
+        self._draw()
+
+    def __call__(self, step, run: Run) -> None:
+        """`on_step` hook: follow a run as it happens, showing its newest step."""
+        self.run = run
+        self.show(step.index)
+
+    def __repr__(self) -> str:
+        if not self.run or not self.run.steps:
+            return "StepViewer(no steps yet)"
+        return f"StepViewer({len(self.run.steps)} steps, showing step {self.slider.value}, outcome {self.run.outcome!r})"
+
+    def show(self, k: int) -> None:
+        """Move to step k (clamped to the steps that exist)."""
+        last = len(self.run.steps) if self.run else 1
+        self.slider.max = max(last, 1)
+        self.slider.value = min(max(k, 1), self.slider.max)
+        self._draw()
+
+    def _draw(self) -> None:
+        if not self.run or not self.run.steps:
+            self.page.value = "<i>no steps yet</i>"
+            return
+        self.slider.max = len(self.run.steps)
+        self.page.value = step_html(self.run, self.slider.value)
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = repr(self)
+        bundle["text/html"] = run_html(self.run) if self.run else "<i>no steps yet</i>"
+        return bundle

@@ -1,0 +1,155 @@
+"""The agent loop: every stop reason, the step budget, c_k, errors, sub-agents."""
+
+from __future__ import annotations
+
+import pytest
+
+from teachagent.agent import Agent, AgentError
+from teachagent.messages import Message, Response, Text, ToolCall, ToolResult
+from teachagent.models import ScriptedModel, call, latest_results
+from teachagent.tokens import context_tokens
+from teachagent.tools import tool
+from teachagent.trace import Run
+
+
+@tool
+def add(a: int, b: int) -> str:
+    """Add two integers."""
+    return str(a + b)
+
+
+def agent(script, **kw) -> Agent:
+    return Agent(ScriptedModel(script), tools=[add], system="You add numbers.", **kw)
+
+
+def test_a_final_answer_ends_the_run():
+    run = agent(["It is 4."]).run("What is 2 + 2?")
+    assert (run.outcome, run.answer, len(run.steps)) == ("answer", "It is 4.", 1)
+    assert run.steps[0].results == []
+
+
+def test_tool_results_go_back_to_the_model():
+    def answer(messages):
+        (result,) = latest_results(messages)
+        return f"The sum is {result.content}."
+
+    run = agent([call("add", a=2, b=3), answer]).run("Add 2 and 3.")
+    assert run.answer == "The sum is 5."
+    assert run.steps[0].results == [ToolResult("toolu_001", "5")]
+    assert [m.role for m in run.messages] == ["user", "assistant", "user", "assistant"]
+
+
+def test_several_calls_in_one_step_each_get_a_result_in_order():
+    run = agent([[call("add", a=1, b=1), call("add", a=2, b=2)], "done"]).run("two sums")
+    assert [r.content for r in run.steps[0].results] == ["2", "4"]
+    assert [r.tool_use_id for r in run.steps[0].results] == ["toolu_001", "toolu_002"]
+
+
+def test_errors_go_back_to_the_model_and_the_loop_goes_on():
+    run = agent([call("subtract", a=1, b=1), call("add", a="one", b=1), call("add", a=1, b=1), "2"]).run("t")
+    first, second, third = (s.results[0] for s in run.steps[:3])
+    assert first.is_error and "no tool named 'subtract'" in first.content
+    assert second.is_error and "input.a" in second.content
+    assert not third.is_error and third.content == "2"
+    assert run.outcome == "answer"
+
+
+def test_the_budget_running_out_is_its_own_outcome():
+    run = agent([call("add", a=1, b=1)] * 5, max_steps=3).run("loop forever")
+    assert (run.outcome, run.answer, len(run.steps)) == ("max_steps", None, 3)
+    assert all(s.results for s in run.steps)  # the last step's tools still ran
+
+
+@pytest.mark.parametrize("reason", ["max_tokens", "refusal", "model_context_window_exceeded"])
+def test_stop_reasons_that_end_a_run_without_an_answer(reason):
+    run = agent([Response([Text("partial"), ToolCall("t1", "add", {"a": 1})], reason)]).run("t")
+    assert (run.outcome, run.answer, len(run.steps)) == (reason, None, 1)
+    assert run.steps[0].results == []  # a cut-off call is never run
+
+
+def test_stop_sequence_is_a_final_answer():
+    run = agent([Response([Text("4")], "stop_sequence")]).run("t")
+    assert (run.outcome, run.answer) == ("answer", "4")
+
+
+def test_pause_turn_sends_the_context_back_to_continue():
+    run = agent([Response([Text("thinking...")], "pause_turn"), "finished"]).run("t")
+    assert (run.outcome, run.answer, len(run.steps)) == ("answer", "finished", 2)
+    assert [m.role for m in run.messages] == ["user", "assistant", "assistant"]
+
+
+def test_tool_use_without_any_call_ends_the_run():
+    run = agent([Response([Text("I will call a tool")], "tool_use")]).run("t")
+    assert run.outcome == "tool_use"
+
+
+def test_a_long_reply_cut_by_max_tokens_mid_call():
+    run = agent([[Text("Let me add. " * 30), call("add", a=1, b=2)]], max_tokens=20).run("t")
+    assert run.outcome == "max_tokens"
+    assert run.steps[0].response.tool_calls == [] and run.steps[0].results == []
+
+
+def test_c_k_is_what_the_model_read_at_every_step():
+    model = ScriptedModel([call("add", a=1, b=2), call("add", a=3, b=4), call("nope"), "7"])
+    run = Agent(model, tools=[add], system="You add.").run("Add things.")
+    assert [s.context_tokens for s in run.steps] == [s.response.usage.input_tokens for s in run.steps]
+    messages = run.messages
+    for k, step in enumerate(run.steps, start=1):
+        assert step.context_tokens == context_tokens(run.system, messages[: 2 * k - 1], run.tools)
+    assert run.steps[0].context_tokens < run.steps[-1].context_tokens
+
+
+def test_a_failing_model_call_keeps_the_partial_run():
+    agent_ = agent([call("add", a=1, b=1)])  # one step, then the script runs out
+    with pytest.raises(AgentError, match="step 2") as caught:
+        agent_.run("t")
+    partial = caught.value.run
+    assert isinstance(partial, Run) and partial.outcome == "error" and len(partial.steps) == 1
+    assert agent_.runs[-1] is partial
+
+
+def test_on_step_sees_every_step_as_it_happens():
+    seen = []
+    run = agent([call("add", a=1, b=1), "2"], on_step=lambda step, run: seen.append((step.index, len(run.steps)))).run("t")
+    assert seen == [(1, 1), (2, 2)] and run.outcome == "answer"
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, "3"])
+def test_max_steps_must_be_a_positive_int(bad):
+    with pytest.raises(ValueError, match="max_steps"):
+        agent(["x"], max_steps=bad)
+
+
+def test_a_sub_agent_returns_only_its_answer():
+    child = Agent(ScriptedModel([call("add", a=20, b=22), lambda m: f"The total is {latest_results(m)[0].content}."]), tools=[add])
+    helper = child.as_tool("adder", "Delegate an addition to a helper agent.")
+    parent = Agent(ScriptedModel([call("adder", task="add 20 and 22"), lambda m: latest_results(m)[0].content]), tools=[helper])
+
+    run = parent.run("What is 20 + 22?")
+    assert run.answer == "The total is 42."
+    parent_text = run.to_json()
+    assert "add 20 and 22" in parent_text and '"name": "add"' not in parent_text  # the child's call stays in the child
+    assert len(child.runs) == 1 and child.runs[0].steps[0].response.tool_calls[0].name == "add"
+
+
+def test_a_sub_agent_without_an_answer_is_an_error_result():
+    child = Agent(ScriptedModel([call("add", a=1, b=1)] * 3), tools=[add], max_steps=2)
+    parent = Agent(ScriptedModel([call("helper", task="x"), "gave up"]), tools=[child.as_tool("helper", "A helper.")])
+    result = parent.run("t").steps[0].results[0]
+    assert result.is_error and "max_steps" in result.content
+
+
+def test_repr_names_model_tools_and_budget():
+    assert repr(agent(["x"], max_steps=4)) == "Agent(model='scripted', tools=['add'], max_steps=4)"
+
+
+def test_the_history_sent_is_the_trajectory():
+    seen: list[list[Message]] = []
+
+    def spy(messages):
+        seen.append(messages)
+        return call("add", a=1, b=1) if len(seen) < 3 else "done"
+
+    run = agent(spy).run("t")
+    assert [len(m) for m in seen] == [1, 3, 5]
+    assert seen[-1] == run.messages[:-1]
