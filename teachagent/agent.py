@@ -39,7 +39,9 @@ class Agent:
     """A model, the tools it may call, a system prompt and a step budget.
 
     `on_step(step, run)`, if given, is called after every step: the step viewer uses it
-    to draw a run while it happens.
+    to draw a run while it happens. `max_context_tokens`, if given, is a limit on working
+    memory: a call whose context would be larger is not made, and the run ends with the
+    outcome "max_context_tokens" instead of being silently cut.
     """
 
     model: Model
@@ -48,6 +50,7 @@ class Agent:
     max_steps: int = 10
     on_step: Callable[[Step, Run], None] | None = None
     max_tokens: int = 1024
+    max_context_tokens: int | None = None
     runs: list[Run] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
@@ -68,6 +71,9 @@ class Agent:
         c_k = context_tokens(self.system, messages, specs)  # then grown step by step, never recounted
 
         for k in range(1, self.max_steps + 1):
+            if self.max_context_tokens is not None and c_k > self.max_context_tokens:
+                run.outcome = "max_context_tokens"
+                return run
             started = time.perf_counter()
             try:
                 response = self.model.complete(self.system, messages, specs, self.max_tokens)

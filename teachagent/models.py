@@ -101,6 +101,7 @@ class ScriptedModel:
 
     script: Union[list[ScriptStep], Callable[[list[Message]], Reply]]
     name: str = "scripted"
+    context_window: int | None = None  # the most tokens it can read; a longer context ends its reply
     played: int = field(default=0, init=False)
     _calls: int = field(default=0, init=False)
 
@@ -134,6 +135,9 @@ class ScriptedModel:
                 f"ScriptedModel {self.name!r} has {len(self.script)} steps and was asked for step "
                 f"{self.played + 1}. Add steps to the script, or call .reset() to play it again."
             )
+        read = context_tokens(system, messages, tools)
+        if self.context_window is not None and read > self.context_window:
+            return Response([], "model_context_window_exceeded", Usage(read, 0), self.name)
         step = self.script if callable(self.script) else self.script[self.played]
         self.played += 1
         reply = step(list(messages)) if callable(step) else step
@@ -143,10 +147,7 @@ class ScriptedModel:
         stop_reason = response.stop_reason
         if sum(block_tokens(b) for b in content) > max_tokens:
             content, stop_reason = _cut_to(content, max_tokens), "max_tokens"
-        usage = Usage(
-            input_tokens=context_tokens(system, messages, tools),
-            output_tokens=sum(block_tokens(b) for b in content),
-        )
+        usage = Usage(input_tokens=read, output_tokens=sum(block_tokens(b) for b in content))
         return Response(content, stop_reason, usage, self.name)
 
     def _with_id(self, block):

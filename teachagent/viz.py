@@ -2,7 +2,7 @@
 
 For each step k the view shows what the model read (c_k, drawn as a bar made of the
 system prompt and tools, the task, and every earlier model step v_j and observation
-N(v_j)), what it wrote, which tools it called, what came back, why it stopped, and the
+N(v_j)), what it wrote (a plan highlighted), which tools it called, what came back, why it stopped, and the
 running total Z of tokens read so far.
 
 `run_html(run)` is a static HTML page of the whole run: it needs no widgets, so it shows
@@ -17,6 +17,7 @@ import html
 import json
 from itertools import accumulate
 
+from .memory import find_plan
 from .trace import Run, composition
 
 COLOURS = {"system + tools": "#9e9e9e", "task": "#4c72b0", "v": "#dd8452", "N": "#55a868"}
@@ -66,7 +67,10 @@ def step_html(run: Run, k: int) -> str:
         context_bar(run, k),
     ]
     if step.response.text:
-        out.append("<b>model wrote</b>" + _pre(step.response.text))
+        if find_plan(step.response.text):  # a plan stands out, so its rewrites are easy to follow
+            out.append("<b>model wrote, with a plan</b>" + _pre(step.response.text, "#fff3c4"))
+        else:
+            out.append("<b>model wrote</b>" + _pre(step.response.text))
     for call in step.response.tool_calls:
         out.append(f"<b>tool call</b> <code>{html.escape(call.name)}</code>" + _pre(json.dumps(call.input, ensure_ascii=False), "#fdf1e8"))
     for result in step.results:
