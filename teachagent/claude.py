@@ -46,7 +46,7 @@ class Claude:
         key = api_key or os.environ.get("ANTHROPIC_API_KEY")
         if not key:
             raise MissingAPIKey(
-                "live mode needs an API key: set ANTHROPIC_API_KEY (or use TEACHAGENT_MODE=offline to run without one)"
+                "live mode needs an API key: set ANTHROPIC_API_KEY, or run offline (the default; no key needed)"
             )
         import anthropic
 

@@ -1,0 +1,126 @@
+"""The research agent in a terminal: `python -m teachagent`, or the `teachagent` command.
+
+It asks the question of notebooks/05_research_kl.ipynb, "is KL divergence a distance?",
+and prints each step k as it happens: the tokens the model read (c_k), the running total
+Z = c_1 + ... + c_k, what the model wrote, its tool calls and what they returned.
+Offline by default (a scripted researcher: no key, no network); `--live` asks Claude,
+with the same tools. Exit code: 0 for an answer, 1 for a run without one, 2 for a bad
+option, a missing API key or a --json path that cannot be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from .agent import FINAL, AgentError
+from .claude import Claude, MissingAPIKey
+from .research.researcher import QUESTION, STRATEGIES, research_agent
+from .tokens import count_tokens
+from .trace import Run, Step
+
+NO_ANSWER = {  # why a run ended without an answer, by outcome
+    "max_steps": "the step budget ran out before an answer", "error": "a model call failed",
+    "max_context_tokens": "the context grew past the agent's limit", "refusal": "the model refused",
+    "max_tokens": "the model's reply was cut at max_tokens",
+    "model_context_window_exceeded": "the context no longer fits the model's window",
+}
+
+
+def at_least_one(text: str) -> int:
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="teachagent", description=__doc__.splitlines()[0])
+    parser.add_argument("--strategy", choices=list(STRATEGIES), default="excerpt",
+                        help="how the scripted researcher works (offline only; default: excerpt)")
+    parser.add_argument("--live", action="store_true", help="ask Claude instead (needs ANTHROPIC_API_KEY)")
+    parser.add_argument("--max-steps", type=at_least_one, default=15, metavar="N", help="step budget (default: 15)")
+    parser.add_argument("--json", metavar="PATH", help="save the run to PATH (Run.to_json)")
+    parser.add_argument("--question", default=QUESTION, help="the question (default: the KL question)")
+    return parser.parse_args(argv)
+
+
+def short(text: str, width: int = 100) -> str:
+    """The first line of `text`, cut to `width` characters; " …" marks that there is more."""
+    line = (text.strip().splitlines() or [""])[0]
+    return line[: width - 1] + " …" if len(line) > width or "\n" in text.strip() else line
+
+
+def print_step(step: Step, run: Run) -> None:
+    """The `on_step` hook: one step, printed as soon as the agent has taken it."""
+    z = sum(s.context_tokens for s in run.steps)
+    print(f"\nstep {step.index}: c_{step.index} = {step.context_tokens} tokens, Z = {z}")
+    if step.response.stop_reason in FINAL:
+        print("  model: (final answer, below)")
+    elif step.response.text:
+        print(f"  model: {step.response.text}")
+    results = {r.tool_use_id: r for r in step.results}
+    for call in step.response.tool_calls:
+        print(f"  call:  {call.name} {short(json.dumps(call.input, ensure_ascii=False), 200)}")
+        if call.id in results:
+            result = results[call.id]
+            error = "ERROR " if result.is_error else ""
+            print(f"  got:   {error}{short(result.content)}  [{count_tokens(result.content)} tokens]")
+    sys.stdout.flush()
+
+
+def save(run: Run, path: str) -> str:
+    """Write the run to `path` atomically: to a new file beside it, then renamed over it."""
+    path = os.path.abspath(path)
+    temp = f"{path}.{os.getpid()}.tmp"  # same folder, so os.replace is a rename, never a copy
+    try:
+        with open(temp, "x", encoding="utf-8") as file:
+            file.write(run.to_json())
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    model = None
+    if args.live:
+        try:
+            model = Claude()
+        except MissingAPIKey as error:
+            print(f"teachagent: {error}", file=sys.stderr)
+            return 2
+        print(f"[teachagent] live: {model.name} through the Anthropic API; every call is billed to your key.")
+    else:
+        print(f"[teachagent] offline: the model is a scripted researcher ({args.strategy}), not Claude. "
+              "It plays a fixed policy; the tools and token counts are real. For Claude: --live.")
+        if args.question != QUESTION:
+            print("[teachagent] note: the scripted researcher answers the KL question whatever you ask.")
+    agent = research_agent(args.strategy, model=model, max_steps=args.max_steps, on_step=print_step)
+    print(f"question: {args.question}", flush=True)
+
+    try:
+        run = agent.run(args.question)
+    except AgentError as error:
+        print("teachagent: " + " ".join(str(error).split()), file=sys.stderr)  # one line, no traceback
+        run = error.run
+    print(f"\nfinal answer: {run.answer}" if run.outcome == "answer" else
+          f"\nno answer: {NO_ANSWER.get(run.outcome, 'the run stopped')} (after {len(run.steps)} of {args.max_steps} steps)")
+    z = sum(s.context_tokens for s in run.steps)
+    print(f"outcome: {run.outcome}\nK = {len(run.steps)} steps, Z = Σ c_k = {z} tokens", flush=True)
+
+    if args.json:
+        try:
+            print(f"run saved to {save(run, args.json)}")
+        except OSError as error:
+            print(f"teachagent: cannot save the run to {args.json}: {error.strerror or error}", file=sys.stderr)
+            return 2
+    return 0 if run.outcome == "answer" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""A scripted researcher for "is KL divergence a distance?" (notebooks/05_research_kl.ipynb).
+
+Two strategies, as two policies for a `ScriptedModel`:
+
+- `search_and_excerpt`: search the library, read the one section the search ranked
+  best, compute both directions of the KL divergence with the calculator, answer;
+- `read_everything`: read every article whole, compute, answer.
+
+Either way the policy works only from what the tools returned: it reads the section
+that search pointed to, and the numbers in its answer are parsed from the calculator's
+results, never typed in. What it knows in advance is the question, the formula for two
+yes/no distributions, and the list of article ids (which the system prompt also shows).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from ..agent import Agent
+from ..messages import Message, Text, ToolResult
+from ..models import Model, ScriptedModel, call
+from .calculator import calculate
+from .corpus import Library
+
+QUESTION = "Is KL divergence a distance? Test it on two yes/no distributions, 0.7 and 0.5."
+P, Q = 0.7, 0.5  # the two yes/no distributions of the question
+RELATIVES = {
+    "jensen-shannon": "the Jensen–Shannon divergence (its square root is a metric)",
+    "total-variation": "the total variation distance",
+    "hellinger": "the Hellinger distance",
+    "wasserstein": "the Wasserstein distance",
+}
+
+
+def system_prompt(library: Library) -> str:
+    """The researcher's instructions, with the ids of the articles it may read."""
+    return (
+        "You are a careful research assistant. Answer the user's question from the library, "
+        "using its tools: `search` finds the sections that match some words, `read` returns a whole "
+        "article, one section or a range of lines, and `calculate` evaluates arithmetic. Take every "
+        "number in your answer from a `calculate` result; do not compute in your head. Name the "
+        "articles you relied on by their ids. Keep the final answer short: the conclusion first, then "
+        "the numbers and the reason.\n"
+        f"The library holds these articles: {', '.join(library.articles)}."
+    )
+
+
+def kl_expression(p: float, q: float) -> str:
+    """D_KL(p‖q) in bits for two yes/no distributions, written for the calculator."""
+    return f"{p}*log2({p}/{q}) + {1 - p:g}*log2({1 - p:g}/{1 - q:g})"
+
+
+def _results(messages: list[Message]) -> dict[str, tuple[dict, ToolResult]]:
+    """Every tool call so far, by id, with its input and the result that came back."""
+    calls = {b.id: b for m in messages for b in m.content if hasattr(b, "input")}
+    return {
+        b.tool_use_id: (calls[b.tool_use_id].name, calls[b.tool_use_id].input, b)
+        for m in messages
+        for b in m.content
+        if isinstance(b, ToolResult) and b.tool_use_id in calls
+    }
+
+
+def _computed(messages: list[Message]) -> dict[str, float]:
+    """The calculator's answers so far, by expression."""
+    found = {}
+    for name, given, result in _results(messages).values():
+        if name == "calculate" and not result.is_error:
+            found[given["expression"]] = float(result.content.rsplit("=", 1)[1])
+    return found
+
+
+def _compute_both() -> list:
+    return [
+        Text("Now I compute both directions with the calculator."),
+        call("calculate", expression=kl_expression(P, Q)),
+        call("calculate", expression=kl_expression(Q, P)),
+    ]
+
+
+def _answer(messages: list[Message], sources: list[str]) -> str:
+    computed = _computed(messages)
+    forward, backward = computed[kl_expression(P, Q)], computed[kl_expression(Q, P)]
+    read_text = " ".join(r.content for _, _, r in _results(messages).values() if not r.is_error)
+    relatives = [text for doc, text in RELATIVES.items() if doc in read_text]
+    symmetric = f" Symmetric alternatives mentioned in the library: {'; '.join(relatives)}." if relatives else ""
+    triangle = " (and, as the library shows, KL also fails the triangle inequality)" if "triangle inequality fails, so KL" in read_text else ""
+    return (
+        f"No. The KL divergence is not a distance (not a metric), because it is not symmetric: "
+        f"D_KL({P}‖{Q}) = {forward:.3f} bits but D_KL({Q}‖{P}) = {backward:.3f} bits. "
+        "Each direction averages the log-ratio under its first argument, so swapping the arguments "
+        f"changes the weights and the value, while a metric must give the same distance both ways{triangle}."
+        f"{symmetric} Sources: {', '.join(sources)}."
+    )
+
+
+def search_and_excerpt(library: Library) -> Callable[[list[Message]], object]:
+    """Policy: search, read the best-ranked section of the KL article, compute, answer."""
+
+    def excerpt_researcher(messages: list[Message]):
+        done = _results(messages)
+        searches = [r for name, _, r in done.values() if name == "search"]
+        reads = [given for name, given, r in done.values() if name == "read" and not r.is_error]
+        if not searches:
+            return [Text("I'll search the library first."), call("search", query="is KL divergence symmetric")]
+        if not reads:
+            hits = re.findall(r'^\d+\. (\S+) § "([^"]+)"', searches[0].content, flags=re.MULTILINE)
+            doc, section = next(((d, s) for d, s in hits if d == "kl-divergence"), hits[0])
+            return [Text(f"The best match is {doc}, section '{section}'. I read just that section."),
+                    call("read", doc_id=doc, section=section)]
+        if not _computed(messages):
+            return _compute_both()
+        return _answer(messages, sorted({r["doc_id"] for r in reads}))
+
+    return excerpt_researcher
+
+
+def read_everything(library: Library) -> Callable[[list[Message]], object]:
+    """Policy: read every article whole, one per step; compute with the last read; answer."""
+    ids = list(library.articles)
+
+    def everything_researcher(messages: list[Message]):
+        read = [given["doc_id"] for name, given, r in _results(messages).values() if name == "read"]
+        unread = [doc for doc in ids if doc not in read]
+        if len(unread) > 1:
+            return [Text(f"Reading {unread[0]} in full."), call("read", doc_id=unread[0])]
+        if unread:  # the last article, with both computations in the same step
+            return [Text(f"Reading {unread[0]}, the last article."), call("read", doc_id=unread[0]), *_compute_both()[1:]]
+        return _answer(messages, ids)
+
+    return everything_researcher
+
+
+STRATEGIES = {"excerpt": search_and_excerpt, "everything": read_everything}
+
+
+def research_agent(
+    strategy: str = "excerpt",
+    model: Model | None = None,
+    library: Library | None = None,
+    max_steps: int = 15,
+    on_step=None,
+) -> Agent:
+    """An agent with the library's tools; scripted with `strategy` unless a model is given."""
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}; choose one of: {', '.join(STRATEGIES)}")
+    library = library or Library()
+    model = model or ScriptedModel(STRATEGIES[strategy](library), name=f"scripted researcher ({strategy})")
+    return Agent(model, [*library.tools(), calculate], system_prompt(library), max_steps=max_steps, on_step=on_step)
