@@ -1,0 +1,189 @@
+"""What a run costs: Z, the theorem, prices and prompt caching (introduced in notebooks/06_cost.ipynb).
+
+A model keeps no memory, so call k rereads the whole context c_k. The input tokens the
+loop reads over a run of K calls are
+
+    Z = c_1 + c_2 + ... + c_K.
+
+If every step adds about the same number of tokens d (the model's step plus the tool's
+answer), then c_k = c_1 + (k - 1) d and
+
+    Z = K c_1 + d K (K - 1) / 2,
+
+so Z grows with the square of the number of calls: twice the steps, about four times
+the tokens. This module measures Z on a `Run`, predicts it from (K, c_1, d), fits d to a
+run, prices a run in dollars, and works out what prompt caching changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .messages import Usage
+from .trace import Run
+
+
+def context_sizes(run: Run) -> list[int]:
+    """c_1, ..., c_K: the tokens each call read (our tiktoken count)."""
+    return [step.context_tokens for step in run.steps]
+
+
+@dataclass
+class TokenTotal:
+    """Z for one run: counted with tiktoken, and as the API reported it when the run was live."""
+
+    counted: int
+    reported: int | None = None
+
+    def __repr__(self) -> str:
+        if self.reported is None:
+            return f"TokenTotal(counted={self.counted:,})"
+        off = "" if self.error is None else f", off by {self.error:+.1%}"
+        return f"TokenTotal(counted={self.counted:,}, reported={self.reported:,}{off})"
+
+    @property
+    def error(self) -> float | None:
+        """How far our count is from the API's: (counted - reported) / reported."""
+        return None if not self.reported else (self.counted - self.reported) / self.reported
+
+
+def total_input_tokens(run: Run) -> TokenTotal:
+    """Z = Σ c_k. A scripted model's usage is our own count, so only live runs have a `reported` Z."""
+    counted = sum(context_sizes(run))
+    if run.scripted:
+        return TokenTotal(counted)
+    return TokenTotal(counted, sum(step.response.usage.total_input_tokens for step in run.steps))
+
+
+def predicted_total(K: int, c1: float, d: float) -> float:
+    """Z = K c_1 + d K (K - 1) / 2: the total when every call adds d tokens to the context."""
+    if not isinstance(K, int) or K < 1 or not (c1 >= 0 and d >= 0):  # `not >=` also catches NaN
+        raise ValueError(f"need K >= 1, c1 >= 0 and d >= 0; got K={K}, c1={c1}, d={d}")
+    return K * c1 + d * K * (K - 1) / 2
+
+
+def fitted_d(sizes: list[int], method: str = "endpoints") -> float:
+    """The growth per call d that best describes c_1, ..., c_K.
+
+    "endpoints" is (c_K - c_1) / (K - 1), the average growth, as the course's source
+    computes it. "least_squares" fits c_k - c_1 = d (k - 1) to every call, not just the
+    last one.
+    """
+    K = len(sizes)
+    if K < 2:
+        raise ValueError("a growth per call needs at least two calls")
+    if method == "endpoints":
+        return (sizes[-1] - sizes[0]) / (K - 1)
+    if method == "least_squares":
+        steps = range(K)
+        return sum(k * (c - sizes[0]) for k, c in zip(steps, sizes)) / sum(k * k for k in steps)
+    raise ValueError(f"unknown method {method!r}; use 'endpoints' or 'least_squares'")
+
+
+# --- prices ---------------------------------------------------------------------------
+
+PRICES_CHECKED = "2026-11-30"  # against Anthropic's published pricing pages; check again before relying on them
+
+
+@dataclass(frozen=True)
+class Price:
+    """US dollars per million tokens for one model.
+
+    Some models charge more for long prompts: above `long_prompt_from` input tokens
+    (cached or not), every rate of that call is multiplied by `long_prompt_factor`.
+    """
+
+    input: float
+    output: float
+    cache_write: float  # writing a prefix into the 5-minute cache
+    cache_read: float  # reading a cached prefix
+    long_prompt_from: int | None = None
+    long_prompt_factor: float = 1.0
+
+
+PRICES = {
+    "claude-haiku-5-5": Price(0.10, 0.50, 0.125, 0.01, long_prompt_from=100_000, long_prompt_factor=5.0),
+    "claude-sonnet-5-5": Price(2.00, 10.00, 2.50, 0.10),
+    "claude-opus-5-5": Price(4.00, 20.00, 5.00, 0.20),
+    "claude-haiku-4-5": Price(1.00, 5.00, 1.25, 0.10),
+}
+
+
+def price_of(model: str) -> Price:
+    try:
+        return PRICES[model]
+    except KeyError:
+        raise ValueError(f"no price for {model!r}; known models: {', '.join(PRICES)}") from None
+
+
+def call_cost(usage: Usage, price: Price) -> float:
+    """Dollars for one call with this usage."""
+    factor = price.long_prompt_factor if price.long_prompt_from and usage.total_input_tokens > price.long_prompt_from else 1.0
+    dollars = (
+        usage.input_tokens * price.input
+        + usage.output_tokens * price.output
+        + usage.cache_creation_input_tokens * price.cache_write
+        + usage.cache_read_input_tokens * price.cache_read
+    )
+    return factor * dollars / 1e6
+
+
+def run_cost(run: Run, model: str, usages: list[Usage] | None = None) -> float:
+    """Dollars for a run at `model`'s prices: its own usage, or the `usages` given (e.g. with caching)."""
+    price = price_of(model)
+    usages = usages if usages is not None else [step.response.usage for step in run.steps]
+    return sum(call_cost(u, price) for u in usages)
+
+
+def cached_usages(run: Run) -> list[Usage]:
+    """The usage of each call if the growing prefix were cached (prompt caching).
+
+    Call k puts a cache breakpoint at the end of its context. Call k+1 then reads the
+    first c_k tokens from the cache and writes only the part that is new, c_{k+1} - c_k.
+    Call 1 writes its whole context. (Real caches also need a minimum prefix length and
+    expire after five minutes unused; this is the arithmetic of the ideal case.)
+    """
+    sizes, usages, cached = context_sizes(run), [], 0
+    for size, step in zip(sizes, run.steps):
+        usages.append(Usage(0, step.response.usage.output_tokens, cached, size - cached))
+        cached = size
+    return usages
+
+
+# --- plots ----------------------------------------------------------------------------
+
+
+def plot_growth(runs: dict[str, Run], ax=None):
+    """c_k over k for each run, beside the straight line c_1 + (k - 1) d of its fitted d."""
+    import matplotlib.pyplot as plt
+
+    ax = ax or plt.subplots(figsize=(6, 3.2))[1]
+    for label, run in runs.items():
+        sizes = context_sizes(run)
+        ks = range(1, len(sizes) + 1)
+        line = ax.plot(ks, sizes, "o-", label=f"{label}: measured")[0]
+        if len(sizes) > 1:
+            d = fitted_d(sizes)
+            ax.plot(ks, [sizes[0] + (k - 1) * d for k in ks], "--", color=line.get_color(), label=f"{label}: c₁ + (k−1)d")
+    ax.set_xlabel("model call k")
+    ax.set_ylabel("context c_k (tokens)")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_cumulative(run: Run, ax=None):
+    """Z after each call, measured and as the theorem predicts it from c_1 and the fitted d."""
+    import matplotlib.pyplot as plt
+
+    ax = ax or plt.subplots(figsize=(6, 3.2))[1]
+    sizes = context_sizes(run)
+    if not sizes:
+        return ax
+    d = fitted_d(sizes) if len(sizes) > 1 else 0.0
+    ks = range(1, len(sizes) + 1)
+    ax.plot(ks, [sum(sizes[:k]) for k in ks], "o-", label="measured Σ c_k")
+    ax.plot(ks, [predicted_total(k, sizes[0], d) for k in ks], "--", label="predicted k c₁ + d k(k−1)/2")
+    ax.set_xlabel("model calls so far")
+    ax.set_ylabel("Z, input tokens read so far")
+    ax.legend(fontsize=8)
+    return ax
