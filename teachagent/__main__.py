@@ -85,7 +85,29 @@ def save(run: Run, path: str) -> str:
     return path
 
 
+def notebook_main(argv: list[str]) -> int:
+    """`python -m teachagent notebook record|replay NOTEBOOK [--cassette PATH]`."""
+    from .replay import CassetteError, default_cassette, run_notebook
+
+    parser = argparse.ArgumentParser(prog="teachagent notebook",
+                                     description="Record a notebook's calls to Claude in a cassette, or replay them.")
+    parser.add_argument("mode", choices=["record", "replay"])
+    parser.add_argument("notebook", help="the .ipynb file to execute")
+    parser.add_argument("--cassette", help="the cassette file (default: notebooks/cassettes/<notebook>.jsonl)")
+    args = parser.parse_args(argv)
+    try:
+        run_notebook(args.notebook, args.mode, args.cassette, progress=lambda line: print(line, flush=True))
+    except (CassetteError, MissingAPIKey, FileNotFoundError) as error:
+        print(f"teachagent: {error}", file=sys.stderr)
+        return 2 if not isinstance(error, CassetteError) else 1
+    print(f"{args.mode} finished: {args.cassette or default_cassette(args.notebook)}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["notebook"]:
+        return notebook_main(argv[1:])
     args = parse_args(argv)
     model = None
     if args.live:

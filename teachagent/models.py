@@ -159,7 +159,6 @@ class ScriptedModel:
 
 
 MODES = ("offline", "live", "record", "replay")
-AVAILABLE_MODES = ("offline", "live")
 
 
 def select_model(script: Any = None, mode: str | None = None, quiet: bool = False) -> Model:
@@ -168,21 +167,36 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
     - `offline` (the default): a `ScriptedModel` playing `script` (a list of steps or a
       policy function); no key, no network.
     - `live`: `Claude()`, which needs `ANTHROPIC_API_KEY`.
+    - `record`: `Claude()`, with every exchange appended to the cassette named by
+      `TEACHAGENT_CASSETTE`, or else to the running notebook's own cassette,
+      notebooks/cassettes/<notebook>.jsonl (see replay.py).
+    - `replay`: answers read back from that cassette; no key, no network.
 
     Prints one line saying which it chose, so a scripted run can never pass for a real one.
     """
     chosen = (mode or os.environ.get("TEACHAGENT_MODE") or "offline").strip().lower()
     if chosen not in MODES:
-        raise ValueError(f"unknown mode {chosen!r}; TEACHAGENT_MODE can be one of: {', '.join(AVAILABLE_MODES)}")
-    if chosen not in AVAILABLE_MODES:
-        raise ValueError(
-            f"mode {chosen!r} is not available yet; TEACHAGENT_MODE can be one of: {', '.join(AVAILABLE_MODES)}"
-        )
+        raise ValueError(f"unknown mode {chosen!r}; TEACHAGENT_MODE can be one of: {', '.join(MODES)}")
 
-    if chosen == "live":
+    if chosen in ("record", "replay"):
+        from .claude import Claude
+        from .replay import cassette_model, default_cassette
+
+        # Jupyter tells a notebook's kernel which notebook it serves, so each finds its own cassette
+        notebook = os.environ.get("JPY_SESSION_NAME", "")
+        cassette = os.environ.get("TEACHAGENT_CASSETTE") or (str(default_cassette(notebook)) if notebook.endswith(".ipynb") else "")
+        if not cassette:
+            raise ValueError(f"{chosen} mode needs a cassette file: set TEACHAGENT_CASSETTE to its path")
+        model: Model = cassette_model(chosen, cassette, Claude() if chosen == "record" else None)
+        banner = (
+            f"record mode: {model.name} through the Anthropic API, every call billed and saved to {cassette}."
+            if chosen == "record"
+            else f"replay mode: answers recorded from {model.name}, read back from {cassette}; no API calls."
+        )
+    elif chosen == "live":
         from .claude import Claude
 
-        model: Model = Claude()
+        model = Claude()
         banner = f"live mode: {model.name} through the Anthropic API; every call is billed to your key."
     else:
         if script is None:

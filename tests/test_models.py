@@ -240,13 +240,14 @@ def test_live_with_a_key_gives_claude(env, capsys):
 
 
 @pytest.mark.parametrize("mode", ["record", "replay"])
-def test_planned_modes_are_not_available_yet(env, mode):
-    with pytest.raises(ValueError, match=f"mode '{mode}' is not available yet.*offline, live"):
+def test_cassette_modes_need_a_cassette(env, mode):
+    env.delenv("TEACHAGENT_CASSETTE", raising=False)
+    with pytest.raises(ValueError, match=f"{mode} mode needs a cassette file: set TEACHAGENT_CASSETTE"):
         select_model(["hi"], mode=mode)
 
 
 def test_unknown_mode(env):
-    with pytest.raises(ValueError, match="unknown mode 'turbo'.*offline, live"):
+    with pytest.raises(ValueError, match="unknown mode 'turbo'.*offline, live, record, replay"):
         select_model(["hi"], mode="turbo")
 
 
