@@ -24,6 +24,7 @@ def main() -> None:
     for path in sorted(HERE.glob("bench_*.py")):
         rows += importlib.import_module(path.stem).rows()
 
+    rows.sort(key=lambda row: row[0][:2])  # by the benchmark's letter, keeping each one's own order
     widths = [max(len(str(r[i])) for r in rows) for i in (0, 1)]
     for group, measurement, value, unit in rows:
         print(f"{group:<{widths[0]}}  {measurement:<{widths[1]}}  {value:>10,.2f} {unit}")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from .dispatch import Dispatcher
-from .messages import Message
+from .messages import Message, Usage
 from .models import Model, ScriptedModel
 from .tokens import context_tokens, message_tokens
 from .tools import Tool
@@ -39,9 +39,14 @@ class Agent:
     """A model, the tools it may call, a system prompt and a step budget.
 
     `on_step(step, run)`, if given, is called after every step: the step viewer uses it
-    to draw a run while it happens. `max_context_tokens`, if given, is a limit on working
-    memory: a call whose context would be larger is not made, and the run ends with the
-    outcome "max_context_tokens" instead of being silently cut.
+    to draw a run while it happens.
+
+    Budgets besides `max_steps`, each checked before every call; a call that could break
+    one is not made, and the run ends with the budget's name as its outcome:
+    - `max_context_tokens`: the most one call may read (working memory; nothing is cut);
+    - `max_input_tokens`: the most the whole run may read, Z = Σ c_k;
+    - `max_dollars`: the most the run may cost at `price` (a `teachagent.cost.Price`),
+      counting the next call at its input plus a full `max_tokens` reply, the worst case.
     """
 
     model: Model
@@ -51,11 +56,20 @@ class Agent:
     on_step: Callable[[Step, Run], None] | None = None
     max_tokens: int = 1024
     max_context_tokens: int | None = None
+    max_input_tokens: int | None = None
+    max_dollars: float | None = None
+    price: object | None = None
     runs: list[Run] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_steps, int) or self.max_steps < 1:
             raise ValueError(f"max_steps must be an int of at least 1, got {self.max_steps!r}")
+        for name in ("max_context_tokens", "max_input_tokens", "max_dollars"):
+            limit = getattr(self, name)
+            if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float)) or limit < 0):
+                raise ValueError(f"{name} must be a non-negative number or None, got {limit!r}")
+        if self.max_dollars is not None and self.price is None:
+            raise ValueError("max_dollars needs a price, e.g. price=teachagent.cost.PRICES['claude-haiku-5-5']")
         self.dispatcher = Dispatcher(self.tools)
 
     def __repr__(self) -> str:
@@ -71,8 +85,9 @@ class Agent:
         c_k = context_tokens(self.system, messages, specs)  # then grown step by step, never recounted
 
         for k in range(1, self.max_steps + 1):
-            if self.max_context_tokens is not None and c_k > self.max_context_tokens:
-                run.outcome = "max_context_tokens"
+            broken = self.budget_broken_by(run, c_k)
+            if broken:
+                run.outcome = broken
                 return run
             started = time.perf_counter()
             try:
@@ -103,6 +118,20 @@ class Agent:
 
         run.outcome = "max_steps"
         return run
+
+    def budget_broken_by(self, run: Run, c_k: int) -> str | None:
+        """The budget a next call reading c_k tokens could break, or None if it may go ahead."""
+        if self.max_context_tokens is not None and c_k > self.max_context_tokens:
+            return "max_context_tokens"
+        if self.max_input_tokens is not None and sum(s.context_tokens for s in run.steps) + c_k > self.max_input_tokens:
+            return "max_input_tokens"
+        if self.max_dollars is not None:
+            from .cost import call_cost  # prices live with the cost lesson, which comes later
+
+            spent = sum(call_cost(s.response.usage, self.price) for s in run.steps)
+            if spent + call_cost(Usage(c_k, self.max_tokens), self.price) > self.max_dollars:
+                return "max_dollars"
+        return None
 
     def as_tool(self, name: str, description: str) -> Tool:
         """This agent as a tool for another agent: a sub-agent.

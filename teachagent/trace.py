@@ -65,8 +65,8 @@ class Run:
     """One run of an agent on one task, from c_1 to the stop.
 
     `outcome` is "answer" when the model gave a final answer, "max_steps" when the step
-    budget ran out first, "max_context_tokens" when the next context would have been
-    larger than the agent's limit, "running" while the loop is going, "error" when a model call
+    budget ran out first, "max_context_tokens", "max_input_tokens" or "max_dollars"
+    when the next call could have broken that budget of the agent, "running" while the loop is going, "error" when a model call
     failed, or the stop reason that ended the run ("max_tokens", "refusal", ...).
     """
 

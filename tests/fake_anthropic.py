@@ -16,15 +16,33 @@ answers, and read back what was sent. Nothing here ever touches the internet.
 from __future__ import annotations
 
 import json
+import socket
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Union
 
-# A scripted reply: (status, JSON body, extra headers), or raw bytes sent as a 200
-# "application/json" body that is not JSON (what a broken proxy might hand back).
-Reply = Union[tuple[int, Any, dict[str, str]], bytes]
+@dataclass
+class Reset:
+    """Send a 200 promising a full body, write only `partial` of it, then drop the connection."""
+
+    partial: bytes = b'{"id": "msg_cut", "content": ['
+
+
+@dataclass
+class Slow:
+    """Wait `seconds` before answering with `reply` (a client with a shorter timeout gives up first)."""
+
+    seconds: float
+    reply: Any
+
+
+# A scripted reply: (status, JSON body, extra headers); raw bytes sent as a 200
+# "application/json" body that is not JSON (what a broken proxy might hand back);
+# or one of the network faults above.
+Reply = Union[tuple[int, Any, dict[str, str]], bytes, Reset, Slow]
 
 # Tells the SDK to wait 1 ms before retrying, instead of its half-second backoff.
 RETRY_FAST = {"retry-after-ms": "1"}
@@ -80,6 +98,7 @@ class FakeAnthropic:
         self.replies: deque[Reply] = deque()
         self.requests: list[Recorded] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server.handle_error = lambda request, address: None  # a client that hung up on purpose is no error here
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     @property
@@ -119,7 +138,19 @@ def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
             headers = {k.lower(): v for k, v in self.headers.items()}
             fake.requests.append(Recorded(self.path, headers, json.loads(raw)))
             reply = fake._answer(self.path)
-            if isinstance(reply, bytes):
+            if isinstance(reply, Slow):
+                time.sleep(min(reply.seconds, 5))  # bounded, like every wait here
+                reply = reply.reply
+            if isinstance(reply, Reset):
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(reply.partial) + 1000))
+                self.end_headers()
+                self.wfile.write(reply.partial)
+                self.wfile.flush()
+                self.connection.shutdown(socket.SHUT_RDWR)
+                self.close_connection = True
+            elif isinstance(reply, bytes):
                 self._send(200, reply, {})
             else:
                 status, body, extra = reply

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from teachagent.agent import Agent, AgentError
-from teachagent.messages import Message, Response, Text, ToolCall, ToolResult
+from teachagent.messages import Message, Response, Text, ToolCall, ToolResult, Usage
 from teachagent.models import ScriptedModel, call, latest_results
 from teachagent.tokens import context_tokens
 from teachagent.tools import tool
@@ -153,3 +153,35 @@ def test_the_history_sent_is_the_trajectory():
     run = agent(spy).run("t")
     assert [len(m) for m in seen] == [1, 3, 5]
     assert seen[-1] == run.messages[:-1]
+
+
+def test_a_token_budget_ends_the_run_before_the_call_that_would_exceed_it():
+    free = agent([call("add", a=1, b=1)] * 6 + ["done"], max_steps=10).run("t")
+    z = [s.context_tokens for s in free.steps]
+    budget = sum(z[:3])  # room for exactly three calls
+    capped = agent([call("add", a=1, b=1)] * 6 + ["done"], max_steps=10, max_input_tokens=budget).run("t")
+    assert (capped.outcome, len(capped.steps)) == ("max_input_tokens", 3)
+    assert sum(s.context_tokens for s in capped.steps) <= budget
+
+
+def test_a_dollar_budget_counts_the_worst_case_of_the_next_call():
+    from teachagent.cost import PRICES, call_cost, run_cost
+
+    price = PRICES["claude-haiku-5-5"]
+    free = agent([call("add", a=1, b=1)] * 6 + ["done"], max_steps=10, max_tokens=100).run("t")
+    worst_next = call_cost(Usage(free.steps[2].context_tokens, 100), price)
+    budget = sum(call_cost(s.response.usage, price) for s in free.steps[:2]) + worst_next  # exactly three calls fit
+    capped = agent([call("add", a=1, b=1)] * 6 + ["done"], max_steps=10, max_tokens=100, max_dollars=budget, price=price).run("t")
+    assert (capped.outcome, len(capped.steps)) == ("max_dollars", 3)
+    assert run_cost(capped, "claude-haiku-5-5") <= budget
+
+
+@pytest.mark.parametrize("kw", [{"max_input_tokens": -1}, {"max_dollars": "1"}, {"max_context_tokens": True}])
+def test_budgets_must_be_non_negative_numbers(kw):
+    with pytest.raises(ValueError, match="must be a non-negative number"):
+        agent(["x"], **kw)
+
+
+def test_a_dollar_budget_needs_a_price():
+    with pytest.raises(ValueError, match="max_dollars needs a price"):
+        agent(["x"], max_dollars=0.01)

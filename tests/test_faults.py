@@ -1,0 +1,112 @@
+"""Faults on the way to Claude, injected through the local fake Messages API.
+
+For each fault: the SDK retries what it should, then the run stops with a clear
+`AgentError` that carries the partial `Run` (saved and read back here), and nothing
+written to long-term memory or to a cassette is left half-done.
+"""
+
+from __future__ import annotations
+
+import anthropic
+import pytest
+
+from fake_anthropic import RETRY_FAST, FakeAnthropic, Reset, Slow, error_body, message_body, text_block, tool_use_block
+from teachagent.agent import Agent, AgentError
+from teachagent.claude import Claude, UnexpectedReply
+from teachagent.memory import MemoryStore, memory_tools
+from teachagent.replay import Recorder, read_cassette
+from teachagent.trace import Run
+
+SAVE = (200, message_body([tool_use_block("toolu_1", "save_note", {"text": "step one is done"})], "tool_use"), {})
+RETRIES = 2
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with FakeAnthropic() as server:
+        yield server
+
+
+def run_until_fault(fake, tmp_path, *fault_replies, timeout=5.0):
+    """One good step that saves a note, then the fault. Returns the error, the store and the cassette."""
+    fake.queue(SAVE, *fault_replies)
+    claude = Claude("claude-test", api_key="test-key", base_url=fake.base_url, max_retries=RETRIES, timeout=timeout)
+    store, cassette = MemoryStore(tmp_path / "memory.sqlite"), tmp_path / "run.jsonl"
+    agent = Agent(Recorder(claude, cassette), memory_tools(store), system="Keep notes.")
+    with pytest.raises(AgentError) as caught:
+        agent.run("Do the work and note each step.")
+    return caught.value, store, cassette
+
+
+def check_nothing_half_done(error, store, cassette, tmp_path):
+    """The partial run survives a save, memory holds whole notes only, the cassette holds whole calls only."""
+    assert error.run.outcome == "error" and len(error.run.steps) == 1
+    saved = tmp_path / "partial.json"
+    saved.write_text(error.run.to_json())
+    again = Run.from_json(saved.read_text())
+    assert again.steps[0].results[0].content == "saved as note 1"
+    assert [n.text for n in MemoryStore(store.path).all()] == ["step one is done"]
+    assert len(read_cassette(cassette)) == 1  # the failed call left no line behind
+
+
+@pytest.mark.parametrize(
+    "status, kind, exception",
+    [
+        (429, "rate_limit_error", anthropic.RateLimitError),
+        (529, "overloaded_error", anthropic.InternalServerError),
+        (500, "api_error", anthropic.InternalServerError),
+    ],
+)
+def test_retryable_errors_are_retried_then_reported_with_the_partial_run(fake, tmp_path, status, kind, exception):
+    failure = (status, error_body(kind, "try later"), {**RETRY_FAST, "retry-after": "0"})
+    error, store, cassette = run_until_fault(fake, tmp_path, *[failure] * (RETRIES + 1))
+    assert isinstance(error.__cause__, exception) and "step 2" in str(error)
+    assert len(fake.requests) == 1 + RETRIES + 1  # the good call, the failed call and its retries
+    check_nothing_half_done(error, store, cassette, tmp_path)
+
+
+def test_a_retry_that_succeeds_is_invisible_to_the_run(fake, tmp_path):
+    fake.queue(SAVE, (429, error_body("rate_limit_error", "slow down"), RETRY_FAST), (200, message_body([text_block("Done.")]), {}))
+    claude = Claude("claude-test", api_key="test-key", base_url=fake.base_url, max_retries=RETRIES, timeout=5)
+    run = Agent(claude, memory_tools(MemoryStore(tmp_path / "m.sqlite"))).run("Work.")
+    assert (run.outcome, run.answer, len(fake.requests)) == ("answer", "Done.", 3)
+
+
+def test_a_connection_reset_mid_body_is_retried_then_reported(fake, tmp_path):
+    error, store, cassette = run_until_fault(fake, tmp_path, *[Reset()] * (RETRIES + 1))
+    assert isinstance(error.__cause__, anthropic.APIConnectionError)
+    assert len(fake.requests) == 1 + RETRIES + 1
+    check_nothing_half_done(error, store, cassette, tmp_path)
+
+
+def test_a_reply_slower_than_the_timeout_is_retried_then_reported(fake, tmp_path):
+    slow = Slow(1.0, (200, message_body([text_block("too late")]), {}))
+    error, store, cassette = run_until_fault(fake, tmp_path, slow, slow, slow, timeout=0.3)
+    assert isinstance(error.__cause__, anthropic.APITimeoutError)
+    check_nothing_half_done(error, store, cassette, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "reply, complaint",
+    [
+        (message_body([tool_use_block("toolu_2", "save_note", '{"text": "unfinished')], "tool_use"), "not a JSON object"),
+        (message_body([text_block("hm")], "thinking_really_hard"), "thinking_really_hard"),
+    ],
+)
+def test_a_malformed_reply_is_not_retried_and_keeps_the_partial_run(fake, tmp_path, reply, complaint):
+    error, store, cassette = run_until_fault(fake, tmp_path, (200, reply, {}))
+    assert isinstance(error.__cause__, UnexpectedReply) and complaint in str(error)
+    assert len(fake.requests) == 2
+    check_nothing_half_done(error, store, cassette, tmp_path)
+
+
+def test_a_reply_cut_by_max_tokens_in_the_middle_of_a_tool_call(fake, tmp_path):
+    cut = message_body([text_block("Saving"), tool_use_block("toolu_2", "save_note", {})], "max_tokens")
+    fake.queue(SAVE, (200, cut, {}))
+    store = MemoryStore(tmp_path / "m.sqlite")
+    claude = Claude("claude-test", api_key="test-key", base_url=fake.base_url, max_retries=0, timeout=5)
+    run = Agent(claude, memory_tools(store)).run("Work.")
+    assert (run.outcome, run.answer, len(run.steps)) == ("max_tokens", None, 2)
+    assert run.steps[1].results == [] and [n.text for n in store.all()] == ["step one is done"]
