@@ -34,10 +34,10 @@ def _short(text: str) -> str:
     return f"{text[:PREVIEW]} … [{len(text) - PREVIEW} more characters]"
 
 
-def _pre(text: str, colour: str = "#f6f6f6") -> str:
+def _pre(text: str, colour: str = "#f6f6f6", cut: bool = True) -> str:
     return (
         f'<pre style="white-space:pre-wrap;margin:2px 0;padding:4px;background:{colour};'
-        f'font-size:12px">{html.escape(_short(text))}</pre>'
+        f'font-size:12px">{html.escape(_short(text) if cut else text)}</pre>'
     )
 
 
@@ -83,13 +83,17 @@ def run_html(run: Run) -> str:
     """The whole run as static HTML: a header, then every step."""
     z = list(accumulate(s.context_tokens for s in run.steps))
     scripted = " (a scripted model, not Claude)" if run.scripted else ""
+    legend = " ".join(
+        f'<span style="background:{colour};color:white;padding:0 4px">{name}</span>'
+        for name, colour in zip(("system + tools", "task", "model step v_j", "observation N(v_j)"), COLOURS.values())
+    )
     head = (
         f"<div><b>Run</b> of <code>{html.escape(run.model)}</code>{scripted}: {len(run.steps)} steps, "
         f"outcome <code>{html.escape(run.outcome)}</code>, Z = {z[-1] if z else 0} tokens read<br>"
-        f"<b>task</b>: {html.escape(run.task)}</div>"
+        f"<b>task</b>: {html.escape(run.task)}<br><small>the bars: {legend}</small></div>"
     )
     steps = [step_html(run, k) for k in range(1, len(run.steps) + 1)]
-    answer = f"<div><b>answer</b>{_pre(run.answer)}</div>" if run.answer is not None else ""
+    answer = f"<div><b>answer</b>{_pre(run.answer, cut=False)}</div>" if run.answer is not None else ""
     return "<div>" + head + "".join(f"<div>{s}</div>" for s in steps) + answer + "</div>"
 
 

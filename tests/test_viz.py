@@ -270,3 +270,11 @@ def test_a_viewer_with_no_run_says_so():
     bundle = viewer._repr_mimebundle_()
     assert bundle["text/plain"] == "StepViewer(no steps yet)"
     assert "no steps yet" in bundle["text/html"] and WIDGET_VIEW in bundle
+
+
+def test_the_answer_is_shown_whole_and_the_bars_are_explained():
+    long_answer = "The answer is long. " * 60
+    run = Agent(ScriptedModel([long_answer])).run("t")
+    page = run_html(run)
+    assert page.count(long_answer.strip()) == 1  # whole once, under "answer"; cut in the step itself
+    assert "observation N(v_j)" in page and "system + tools" in page
