@@ -22,7 +22,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Union
+from typing import Any, Callable, Union
 
 @dataclass
 class Reset:
@@ -94,7 +94,8 @@ class Recorded:
 class FakeAnthropic:
     """A scripted Messages API on 127.0.0.1:<random port>, served from a daemon thread."""
 
-    def __init__(self) -> None:
+    def __init__(self, responder: Callable[[dict], Reply] | None = None) -> None:
+        self.responder = responder  # answers from the request body once the queue is empty
         self.replies: deque[Reply] = deque()
         self.requests: list[Recorded] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
@@ -118,12 +119,14 @@ class FakeAnthropic:
         self._server.server_close()
         self._thread.join(timeout=5)
 
-    def _answer(self, path: str) -> Reply:
+    def _answer(self, path: str, body: Any) -> Reply:
         if path != "/v1/messages":
             return 404, error_body("not_found_error", f"fake_anthropic only serves POST /v1/messages, not {path}"), {}
         try:
             return self.replies.popleft()
         except IndexError:
+            if self.responder:
+                return self.responder(body)
             # a test bug, not an API condition: say so, and tell the SDK not to retry
             message = "fake_anthropic: no scripted reply left; queue one more in the test"
             return 500, error_body("api_error", message), {"x-should-retry": "false"}
@@ -137,7 +140,7 @@ def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
             raw = self.rfile.read(int(self.headers.get("content-length", 0)))
             headers = {k.lower(): v for k, v in self.headers.items()}
             fake.requests.append(Recorded(self.path, headers, json.loads(raw)))
-            reply = fake._answer(self.path)
+            reply = fake._answer(self.path, fake.requests[-1].body)
             if isinstance(reply, Slow):
                 time.sleep(min(reply.seconds, 5))  # bounded, like every wait here
                 reply = reply.reply

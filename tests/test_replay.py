@@ -183,3 +183,59 @@ def test_a_notebook_kernel_finds_its_own_cassette(tmp_path, monkeypatch):
     monkeypatch.setenv("JPY_SESSION_NAME", str(notebook))
     player = select_model(mode="replay", quiet=True)
     assert isinstance(player, Player) and player.path == cassette.resolve()
+
+
+def policy_server(policies):
+    """A responder that plays our scripted researchers as if it were Claude, one conversation each.
+
+    A conversation that starts afresh (one message) takes the next policy in turn; the
+    policy's reply is sent back in the Messages API's shape, through the real SDK.
+    """
+    from teachagent.messages import Message
+    from teachagent.models import ScriptedModel
+
+    turn = {"policy": None, "next": 0}
+
+    def respond(body):
+        messages = [Message.from_dict(m) for m in body["messages"]]
+        if len(messages) == 1:
+            turn["policy"], turn["next"] = ScriptedModel(policies[turn["next"] % len(policies)]), turn["next"] + 1
+        reply = turn["policy"].complete(body.get("system", ""), messages, body.get("tools", []), body["max_tokens"])
+        usage = {"input_tokens": reply.usage.input_tokens, "output_tokens": reply.usage.output_tokens}
+        return 200, message_body([b.to_dict() for b in reply.content], reply.stop_reason, usage=usage), {}
+
+    return respond
+
+
+def test_lesson_5_runs_live_through_the_sdk_then_replays_offline_identically(tmp_path, monkeypatch):
+    """The real lesson, live mode's code path end to end, recorded, then replayed with no server."""
+    import shutil
+    from pathlib import Path
+
+    from teachagent.research.corpus import Library
+    from teachagent.research.researcher import read_everything, search_and_excerpt
+
+    lesson = tmp_path / "05_research_kl.ipynb"
+    shutil.copy(Path(__file__).parent.parent / "notebooks" / "05_research_kl.ipynb", lesson)
+    library = Library()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    with FakeAnthropic(policy_server([search_and_excerpt(library), read_everything(library)])) as fake:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        recorded = run_notebook(lesson, "record", progress=lambda line: None)
+        calls = len(fake.requests)
+    assert calls == 4 + 11  # the excerpt run and the read-everything run, every call through the SDK
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # nothing listens there
+    replayed = run_notebook(lesson, "replay", progress=lambda line: None)
+
+    def texts(nb):  # each cell's printed text and rich outputs, less the line that names the mode
+        cells = []
+        for cell in nb.cells:
+            printed = "".join(str(o.get("text", "")) for o in cell.get("outputs", []))
+            shown = [str(o.get("data", {}).get(kind, "")) for o in cell.get("outputs", []) for kind in ("text/html", "text/plain")]
+            cells.append("\n".join(line for line in printed.splitlines() if not line.startswith("[teachagent]")) + "".join(shown))
+        return cells
+
+    assert [t.replace(" (replayed)", "") for t in texts(replayed)] == texts(recorded)
+    assert any("0.119" in t and "0.126" in t for t in texts(replayed))
