@@ -106,8 +106,15 @@ def notebook_main(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["notebook"]:
-        return notebook_main(argv[1:])
+    try:
+        return notebook_main(argv[1:]) if argv[:1] == ["notebook"] else research_main(argv)
+    except BrokenPipeError:  # the reader went away, as with `| head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def research_main(argv: list[str]) -> int:
+    """The research agent on the KL question, step by step."""
     args = parse_args(argv)
     model = None
     if args.live:

@@ -105,3 +105,11 @@ def test_the_console_script_points_at_main():
     (script,) = entry_points(group="console_scripts", name="teachagent")
     assert script.value == "teachagent.__main__:main"
     assert script.load() is cli.main
+
+
+def test_a_reader_that_goes_away_ends_the_demo_quietly():
+    """`python -m teachagent | head -3` must not end in a BrokenPipeError traceback."""
+    shell = f"{sys.executable} -m teachagent | head -3"
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", shell], capture_output=True, text=True, timeout=60)
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
+    assert len(done.stdout.splitlines()) == 3
