@@ -24,6 +24,8 @@ from .trace import Run, Step
 NO_ANSWER = {  # why a run ended without an answer, by outcome
     "max_steps": "the step budget ran out before an answer", "error": "a model call failed",
     "max_context_tokens": "the context grew past the agent's limit", "refusal": "the model refused",
+    "max_input_tokens": "the run's token budget would have been exceeded",
+    "max_dollars": "the run's dollar budget would have been exceeded",
     "max_tokens": "the model's reply was cut at max_tokens",
     "model_context_window_exceeded": "the context no longer fits the model's window",
 }
