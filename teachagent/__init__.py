@@ -8,7 +8,7 @@ each is imported inside the function that needs it.
 from .agent import Agent, AgentError
 from .dispatch import Dispatcher
 from .messages import STOP_REASONS, Message, Response, StopReason, Text, ToolCall, ToolResult, Usage, show
-from .models import Model, ScriptedModel, ScriptExhausted, call, latest_results, select_model
+from .models import Model, ScriptedModel, ScriptExhausted, call, latest_results, select_model, tool_exchanges
 from .tokens import context_tokens, count_tokens, message_tokens
 from .tools import Tool, read_file_tool, tool
 from .trace import Run, Step
@@ -43,4 +43,5 @@ __all__ = [
     "select_model",
     "show",
     "tool",
+    "tool_exchanges",
 ]

@@ -56,8 +56,7 @@ def short(text: str, width: int = 100) -> str:
 
 def print_step(step: Step, run: Run) -> None:
     """The `on_step` hook: one step, printed as soon as the agent has taken it."""
-    z = sum(s.context_tokens for s in run.steps)
-    print(f"\nstep {step.index}: c_{step.index} = {step.context_tokens} tokens, Z = {z}")
+    print(f"\nstep {step.index}: c_{step.index} = {step.context_tokens} tokens, Z = {run.Z}")
     if step.response.stop_reason in FINAL:
         print("  model: (final answer, below)")
     elif step.response.text:
@@ -141,8 +140,7 @@ def research_main(argv: list[str]) -> int:
         run = error.run
     print(f"\nfinal answer: {run.answer}" if run.outcome == "answer" else
           f"\nno answer: {NO_ANSWER.get(run.outcome, 'the run stopped')} (after {len(run.steps)} of {args.max_steps} steps)")
-    z = sum(s.context_tokens for s in run.steps)
-    print(f"outcome: {run.outcome}\nK = {len(run.steps)} steps, Z = Σ c_k = {z} tokens", flush=True)
+    print(f"outcome: {run.outcome}\nK = {len(run.steps)} steps, Z = Σ c_k = {run.Z} tokens", flush=True)
 
     if args.json:
         try:

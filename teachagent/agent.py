@@ -123,7 +123,7 @@ class Agent:
         """The budget a next call reading c_k tokens could break, or None if it may go ahead."""
         if self.max_context_tokens is not None and c_k > self.max_context_tokens:
             return "max_context_tokens"
-        if self.max_input_tokens is not None and sum(s.context_tokens for s in run.steps) + c_k > self.max_input_tokens:
+        if self.max_input_tokens is not None and run.Z + c_k > self.max_input_tokens:
             return "max_input_tokens"
         if self.max_dollars is not None:
             from .cost import call_cost  # prices live with the cost lesson, which comes later

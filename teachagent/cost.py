@@ -49,7 +49,7 @@ class TokenTotal:
 
 def total_input_tokens(run: Run) -> TokenTotal:
     """Z = Σ c_k. A scripted model's usage is our own count, so only live runs have a `reported` Z."""
-    counted = sum(context_sizes(run))
+    counted = run.Z
     if run.scripted:
         return TokenTotal(counted)
     return TokenTotal(counted, sum(step.response.usage.total_input_tokens for step in run.steps))

@@ -56,6 +56,13 @@ def latest_results(messages: list[Message]) -> list[ToolResult]:
     return [b for b in messages[-1].content if isinstance(b, ToolResult)]
 
 
+def tool_exchanges(messages: list[Message]) -> list[tuple[ToolCall, ToolResult]]:
+    """Every tool call so far with the result that came back for it, in order: all a policy has seen."""
+    calls = {b.id: b for m in messages for b in m.content if isinstance(b, ToolCall)}
+    return [(calls[b.tool_use_id], b) for m in messages for b in m.content
+            if isinstance(b, ToolResult) and b.tool_use_id in calls]
+
+
 def _as_response(reply: Reply) -> Response:
     """Turn a script step's reply into a Response (usage is filled in later)."""
     if isinstance(reply, Response):

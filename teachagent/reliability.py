@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from .agent import Agent
 from .messages import Text
-from .models import ScriptedModel, call
+from .models import ScriptedModel, call, tool_exchanges
 from .tools import tool
 
 
@@ -152,7 +152,7 @@ def flaky_agent(p: float, d: float, r: int, n: int, rng: random.Random) -> tuple
         return f"step {step}: check FAILED" if caught else f"step {step}: check passed"
 
     def policy(messages):
-        results = [b.content for m in messages for b in m.content if hasattr(b, "tool_use_id")]
+        results = [result.content for _, result in tool_exchanges(messages)]
         step = sum("check passed" in c for c in results) + 1
         if step > n:
             return f"All {n} steps done and checked."

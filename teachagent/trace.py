@@ -84,8 +84,13 @@ class Run:
         model = f"{self.model} (scripted)" if self.scripted and "scripted" not in self.model else self.model
         return (
             f"Run(task={task!r}, model={model!r}, steps={len(self.steps)}, "
-            f"outcome={self.outcome!r}, Z={sum(s.context_tokens for s in self.steps)})"
+            f"outcome={self.outcome!r}, Z={self.Z})"
         )
+
+    @property
+    def Z(self) -> int:
+        """Z = c_1 + ... + c_K: every input token the model read over the run (our count)."""
+        return sum(step.context_tokens for step in self.steps)
 
     @property
     def messages(self) -> list[Message]:

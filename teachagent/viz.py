@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import html
 import json
-from itertools import accumulate
 
 from .memory import find_plan
 from .trace import Run, composition
@@ -81,7 +80,6 @@ def step_html(run: Run, k: int) -> str:
 
 def run_html(run: Run) -> str:
     """The whole run as static HTML: a header, then every step."""
-    z = list(accumulate(s.context_tokens for s in run.steps))
     scripted = " (a scripted model, not Claude)" if run.scripted else ""
     legend = " ".join(
         f'<span style="background:{colour};color:white;padding:0 4px">{name}</span>'
@@ -89,7 +87,7 @@ def run_html(run: Run) -> str:
     )
     head = (
         f"<div><b>Run</b> of <code>{html.escape(run.model)}</code>{scripted}: {len(run.steps)} steps, "
-        f"outcome <code>{html.escape(run.outcome)}</code>, Z = {z[-1] if z else 0} tokens read<br>"
+        f"outcome <code>{html.escape(run.outcome)}</code>, Z = {run.Z} tokens read<br>"
         f"<b>task</b>: {html.escape(run.task)}<br><small>the bars: {legend}</small></div>"
     )
     steps = [step_html(run, k) for k in range(1, len(run.steps) + 1)]

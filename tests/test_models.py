@@ -266,3 +266,16 @@ def test_a_cut_never_leaves_half_a_character():
     """Cutting inside a multi-token character drops it rather than writing U+FFFD."""
     reply = ScriptedModel(["🦜🦜🦜"]).complete("", [Message("user", "hi")], max_tokens=4)
     assert reply.text == "🦜" and reply.stop_reason == "max_tokens"
+
+
+def test_tool_exchanges_pair_each_call_with_its_result_in_order():
+    from teachagent import ToolResult, tool_exchanges
+
+    first, second = ToolCall("a", "read", {"path": "x"}), ToolCall("b", "read", {"path": "y"})
+    messages = [
+        Message("user", "task"),
+        Message("assistant", [first, second]),
+        Message("user", [ToolResult("b", "Y"), ToolResult("a", "X", is_error=True), ToolResult("stray", "?")]),
+    ]
+    assert tool_exchanges(messages) == [(second, ToolResult("b", "Y")), (first, ToolResult("a", "X", is_error=True))]
+    assert tool_exchanges([]) == []

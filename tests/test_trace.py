@@ -69,3 +69,9 @@ def test_a_scripted_run_says_so_in_its_repr_and_json():
     run = Agent(ScriptedModel(["hi"], name="tutor")).run("t")
     assert run.scripted and "tutor (scripted)" in repr(run)
     assert Run.from_json(run.to_json()).scripted
+
+
+def test_z_is_the_sum_of_every_context():
+    run = sample_run()
+    assert run.Z == sum(s.context_tokens for s in run.steps) > 0
+    assert Run("t", "m").Z == 0

@@ -18,8 +18,8 @@ import re
 from typing import Callable
 
 from ..agent import Agent
-from ..messages import Message, Text, ToolResult
-from ..models import Model, ScriptedModel, call
+from ..messages import Message, Text
+from ..models import Model, ScriptedModel, call, tool_exchanges
 from .calculator import calculate
 from .corpus import Library
 
@@ -52,24 +52,13 @@ def kl_expression(p: float, q: float) -> str:
     return f"{p}*log2({p}/{q}) + {1 - p:g}*log2({1 - p:g}/{1 - q:g})"
 
 
-def _results(messages: list[Message]) -> dict[str, tuple[dict, ToolResult]]:
-    """Every tool call so far, by id, with its input and the result that came back."""
-    calls = {b.id: b for m in messages for b in m.content if hasattr(b, "input")}
-    return {
-        b.tool_use_id: (calls[b.tool_use_id].name, calls[b.tool_use_id].input, b)
-        for m in messages
-        for b in m.content
-        if isinstance(b, ToolResult) and b.tool_use_id in calls
-    }
-
-
 def _computed(messages: list[Message]) -> dict[str, float]:
     """The calculator's answers so far, by expression."""
-    found = {}
-    for name, given, result in _results(messages).values():
-        if name == "calculate" and not result.is_error:
-            found[given["expression"]] = float(result.content.rsplit("=", 1)[1])
-    return found
+    return {
+        c.input["expression"]: float(r.content.rsplit("=", 1)[1])
+        for c, r in tool_exchanges(messages)
+        if c.name == "calculate" and not r.is_error
+    }
 
 
 def _compute_both() -> list:
@@ -83,7 +72,7 @@ def _compute_both() -> list:
 def _answer(messages: list[Message], sources: list[str]) -> str:
     computed = _computed(messages)
     forward, backward = computed[kl_expression(P, Q)], computed[kl_expression(Q, P)]
-    read_text = " ".join(r.content for _, _, r in _results(messages).values() if not r.is_error)
+    read_text = " ".join(r.content for _, r in tool_exchanges(messages) if not r.is_error)
     relatives = [text for doc, text in RELATIVES.items() if doc in read_text]
     symmetric = f" Symmetric alternatives mentioned in the library: {'; '.join(relatives)}." if relatives else ""
     triangle = " (and, as the library shows, KL also fails the triangle inequality)" if "triangle inequality fails, so KL" in read_text else ""
@@ -100,9 +89,9 @@ def search_and_excerpt(library: Library) -> Callable[[list[Message]], object]:
     """Policy: search, read the best-ranked section of the KL article, compute, answer."""
 
     def excerpt_researcher(messages: list[Message]):
-        done = _results(messages)
-        searches = [r for name, _, r in done.values() if name == "search"]
-        reads = [given for name, given, r in done.values() if name == "read" and not r.is_error]
+        done = tool_exchanges(messages)
+        searches = [r for c, r in done if c.name == "search"]
+        reads = [c.input for c, r in done if c.name == "read" and not r.is_error]
         if not searches:
             return [Text("I'll search the library first."), call("search", query="is KL divergence symmetric")]
         if not reads:
@@ -122,7 +111,7 @@ def read_everything(library: Library) -> Callable[[list[Message]], object]:
     ids = list(library.articles)
 
     def everything_researcher(messages: list[Message]):
-        read = [given["doc_id"] for name, given, r in _results(messages).values() if name == "read"]
+        read = [c.input["doc_id"] for c, _ in tool_exchanges(messages) if c.name == "read"]
         unread = [doc for doc in ids if doc not in read]
         if len(unread) > 1:
             return [Text(f"Reading {unread[0]} in full."), call("read", doc_id=unread[0])]
