@@ -12,7 +12,7 @@ import json
 import os
 from typing import Any
 
-from .messages import STOP_REASONS, Message, Response, Text, ToolCall, Usage
+from .messages import STOP_REASONS, Message, Response, Text, ToolCall, Usage, request_body
 
 # One place to change the model every live lesson uses; TEACHAGENT_CLAUDE_MODEL overrides it.
 DEFAULT_MODEL = "claude-haiku-5-5"  # the inexpensive tier; checked 2026-11-30
@@ -59,16 +59,7 @@ class Claude:
         self, system: str, messages: list[Message], tools: list[dict[str, Any]], max_tokens: int
     ) -> dict[str, Any]:
         """The keyword arguments of `messages.create` for this call: exactly what is sent."""
-        params: dict[str, Any] = {
-            "model": self.name,
-            "max_tokens": max_tokens,
-            "messages": [m.to_dict() for m in messages],
-        }
-        if system:
-            params["system"] = system
-        if tools:
-            params["tools"] = list(tools)
-        return params
+        return request_body(self.name, system, messages, tools, max_tokens)
 
     def complete(
         self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = 1024

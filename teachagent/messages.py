@@ -248,6 +248,18 @@ class Response:
         )
 
 
+def request_body(
+    model: str, system: str, messages: list[Message], tools: list[dict[str, Any]], max_tokens: int
+) -> dict[str, Any]:
+    """One Messages API request as plain JSON data: what the adapter sends and a cassette records."""
+    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": [m.to_dict() for m in messages]}
+    if system:
+        body["system"] = system
+    if tools:
+        body["tools"] = list(tools)
+    return body
+
+
 def show(messages: list[Message]) -> str:
     """The conversation as the JSON the API receives, for printing in a lesson."""
     return json.dumps([m.to_dict() for m in messages], indent=2, ensure_ascii=False)
