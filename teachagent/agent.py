@@ -85,7 +85,11 @@ class Agent:
         c_k = context_tokens(self.system, messages, specs)  # then grown step by step, never recounted
 
         for k in range(1, self.max_steps + 1):
-            broken = self.budget_broken_by(run, c_k)
+            try:
+                broken = self.budget_broken_by(run, self.next_read(c_k, messages, specs))
+            except Exception as error:
+                run.outcome = "error"
+                raise AgentError(f"counting the context before step {k} failed: {type(error).__name__}: {error}", run) from error
             if broken:
                 run.outcome = broken
                 return run
@@ -96,6 +100,9 @@ class Agent:
                 run.outcome = "error"
                 raise AgentError(f"the model call at step {k} failed: {type(error).__name__}: {error}", run) from error
 
+            for block in response.unknown_blocks:
+                run.notes.append(f"step {k}: the model wrote a {block.type!r} block, which teachagent does not know; "
+                                 "it was kept in the history and sent back unchanged")
             tool_use = response.stop_reason == "tool_use"
             results = [self.dispatcher(call) for call in response.tool_calls] if tool_use else []
             run.steps.append(Step(k, c_k, response, results, time.perf_counter() - started))
@@ -119,17 +126,36 @@ class Agent:
         run.outcome = "max_steps"
         return run
 
-    def budget_broken_by(self, run: Run, c_k: int) -> str | None:
-        """The budget a next call reading c_k tokens could break, or None if it may go ahead."""
-        if self.max_context_tokens is not None and c_k > self.max_context_tokens:
+    def next_read(self, c_k: int, messages: list[Message], specs: list[dict]) -> int:
+        """How many tokens the next call will read, for the budgets: the larger of our count and the model's.
+
+        Our count c_k is a tiktoken estimate. Claude's tokenizer counts more, so a live
+        model that can count (`Claude.count_tokens`, the API's own count) is asked before
+        each call, and only when a token or dollar budget is set: no budget, no extra request.
+        """
+        counter = getattr(self.model, "count_tokens", None)
+        budgets = (self.max_context_tokens, self.max_input_tokens, self.max_dollars)
+        if counter is None or all(limit is None for limit in budgets):
+            return c_k
+        return max(c_k, counter(self.system, messages, specs))
+
+    def budget_broken_by(self, run: Run, next_read: int) -> str | None:
+        """The budget a next call reading `next_read` tokens could break, or None if it may go ahead.
+
+        What the run has read so far is what the model reported for each call (the API's
+        count, live) or our count, whichever is larger.
+        """
+        if self.max_context_tokens is not None and next_read > self.max_context_tokens:
             return "max_context_tokens"
-        if self.max_input_tokens is not None and run.Z + c_k > self.max_input_tokens:
-            return "max_input_tokens"
+        if self.max_input_tokens is not None:
+            read = sum(max(s.context_tokens, s.response.usage.total_input_tokens) for s in run.steps)
+            if read + next_read > self.max_input_tokens:
+                return "max_input_tokens"
         if self.max_dollars is not None:
             from .cost import call_cost  # prices live with the cost lesson, which comes later
 
             spent = sum(call_cost(s.response.usage, self.price) for s in run.steps)
-            if spent + call_cost(Usage(c_k, self.max_tokens), self.price) > self.max_dollars:
+            if spent + call_cost(Usage(next_read, self.max_tokens), self.price) > self.max_dollars:
                 return "max_dollars"
         return None
 

@@ -1,15 +1,22 @@
 """The vocabulary of a conversation with a model (introduced in notebooks/01_bare_chat.ipynb).
 
 A model call sends a list of `Message`s and gets back one `Response`. Each message is a
-role plus a list of content blocks, and there are only three kinds of block:
+role plus a list of content blocks. Three kinds of block carry the lessons:
 
 - `Text`: words, from the user or from the model;
 - `ToolCall`: the model asking for a tool to be run (it only *writes* the request);
 - `ToolResult`: what running that tool produced, sent back by our code.
 
+A model that thinks before it answers (Claude's adaptive thinking) may begin its reply
+with a `Thinking` block, or a `RedactedThinking` one. Its text is often left out (only a
+signature comes back), it is never the answer, and it must be sent back unchanged in the
+next request. A block type this course does not know is kept as an `OtherBlock`, word for
+word, and sent back the same way rather than dropped.
+
 These mirror the shapes of the Anthropic Messages API (`text`, `tool_use`,
-`tool_result`), so `to_dict()` gives exactly what goes over the wire and `from_dict()`
-reads it back. Nothing here talks to a model; these are plain records.
+`tool_result`, `thinking`, `redacted_thinking`), so `to_dict()` gives exactly what goes
+over the wire and `block_from_dict()` reads it back. Nothing here talks to a model; these
+are plain records.
 """
 
 from __future__ import annotations
@@ -90,13 +97,82 @@ class ToolResult:
         return d
 
 
-Block = Union[Text, ToolCall, ToolResult]
-_BLOCK_TYPES = (Text, ToolCall, ToolResult)
+@dataclass
+class Thinking:
+    """What the model thought before it answered. Never the answer.
+
+    `thinking` is a summary of the reasoning, or "" when the API leaves it out (the
+    default for Claude Haiku 5.5). `signature` lets the API check that the block comes
+    back unchanged; a changed or dropped thinking block makes the next request fail.
+    """
+
+    thinking: str
+    signature: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.thinking, str) or not isinstance(self.signature, str):
+            raise TypeError(f"Thinking.thinking and .signature must be str, got {self.thinking!r}, {self.signature!r}")
+
+    def __repr__(self) -> str:
+        shown = f"{self.thinking[:40]!r}..." if len(self.thinking) > 40 else repr(self.thinking)
+        return f"Thinking(thinking={shown}, signature=<{len(self.signature)} chars>)"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "thinking", "thinking": self.thinking, "signature": self.signature}
+
+
+@dataclass
+class RedactedThinking:
+    """Thinking the API hands back encrypted: opaque `data`, returned as it came."""
+
+    data: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.data, str):
+            raise TypeError(f"RedactedThinking.data must be a str, got {type(self.data).__name__}")
+
+    def __repr__(self) -> str:
+        return f"RedactedThinking(data=<{len(self.data)} chars>)"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "redacted_thinking", "data": self.data}
+
+
+@dataclass
+class OtherBlock:
+    """A content block of a type this course does not know, kept word for word.
+
+    The API adds block types over time. Dropping one would change the conversation the
+    model sees; crashing would end a run over something the loop does not need to read.
+    So it travels in the history as it came and goes back unchanged.
+    """
+
+    data: dict[str, Any]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.data, dict) or not isinstance(self.data.get("type"), str):
+            raise ValueError(f"a content block must be a dict with a str 'type', got {self.data!r}")
+
+    @property
+    def type(self) -> str:
+        return self.data["type"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return json.loads(json.dumps(self.data))  # a deep copy: what is sent cannot alter what was kept
+
+
+Block = Union[Text, ToolCall, ToolResult, Thinking, RedactedThinking, OtherBlock]
+_BLOCK_TYPES = (Text, ToolCall, ToolResult, Thinking, RedactedThinking, OtherBlock)
+# What a model may write: everything but a tool result, which only our code writes.
+_MODEL_BLOCKS = (Text, ToolCall, Thinking, RedactedThinking, OtherBlock)
 
 
 def block_from_dict(d: dict[str, Any]) -> Block:
-    """Read one content block in the Messages API shape back into our types."""
-    if not isinstance(d, dict) or "type" not in d:
+    """Read one content block in the Messages API shape back into our types.
+
+    A type we do not know becomes an `OtherBlock` holding the dict as it is.
+    """
+    if not isinstance(d, dict) or not isinstance(d.get("type"), str):
         raise ValueError(f"a content block must be a dict with a 'type' key, got {d!r}")
     kind = d["type"]
     if kind == "text":
@@ -105,7 +181,11 @@ def block_from_dict(d: dict[str, Any]) -> Block:
         return ToolCall(d["id"], d["name"], d["input"])
     if kind == "tool_result":
         return ToolResult(d["tool_use_id"], d["content"], bool(d.get("is_error", False)))
-    raise ValueError(f"unknown content block type {kind!r}; expected 'text', 'tool_use' or 'tool_result'")
+    if kind == "thinking":
+        return Thinking(d["thinking"], d["signature"])
+    if kind == "redacted_thinking":
+        return RedactedThinking(d["data"])
+    return OtherBlock(dict(d))
 
 
 @dataclass
@@ -133,7 +213,10 @@ class Message:
         self.content = list(self.content)
         for block in self.content:
             if not isinstance(block, _BLOCK_TYPES):
-                raise TypeError(f"content blocks must be Text, ToolCall or ToolResult, got {block!r}")
+                raise TypeError(
+                    f"content blocks must be Text, ToolCall, ToolResult or another block of this module, got {block!r} "
+                    "(read an API dict with block_from_dict first)"
+                )
 
     @property
     def text(self) -> str:
@@ -213,18 +296,28 @@ class Response:
             raise ValueError(f"unknown stop_reason {self.stop_reason!r}; expected one of {', '.join(STOP_REASONS)}")
         self.content = list(self.content)
         for block in self.content:
-            if not isinstance(block, (Text, ToolCall)):
-                raise TypeError(f"a model writes Text and ToolCall blocks, got {block!r}")
+            if not isinstance(block, _MODEL_BLOCKS):
+                raise TypeError(f"a model writes Text, ToolCall and thinking blocks, never {block!r}")
 
     @property
     def text(self) -> str:
-        """The text the model wrote, all text blocks joined."""
+        """The text the model wrote, all text blocks joined; thinking is never part of it."""
         return "".join(b.text for b in self.content if isinstance(b, Text))
 
     @property
     def tool_calls(self) -> list[ToolCall]:
         """The tool calls the model wrote, in order."""
         return [b for b in self.content if isinstance(b, ToolCall)]
+
+    @property
+    def thoughts(self) -> list[Thinking | RedactedThinking]:
+        """The thinking blocks the model wrote before its answer or its calls."""
+        return [b for b in self.content if isinstance(b, (Thinking, RedactedThinking))]
+
+    @property
+    def unknown_blocks(self) -> list[OtherBlock]:
+        """Blocks of a type this course does not know, kept and sent back unchanged."""
+        return [b for b in self.content if isinstance(b, OtherBlock)]
 
     def to_message(self) -> Message:
         """The response as the assistant turn that goes into the history."""

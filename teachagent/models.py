@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Union, runtime_checkable
 
-from .messages import Message, Response, Text, ToolCall, ToolResult, Usage
+from .messages import Message, OtherBlock, RedactedThinking, Response, Text, Thinking, ToolCall, ToolResult, Usage
 from .tokens import block_tokens, context_tokens, encoding
 
 
@@ -33,7 +33,7 @@ class Model(Protocol):
 
 
 # A script step: a fixed reply, or a function of the conversation that returns one.
-Reply = Union[str, Text, ToolCall, list, Response]
+Reply = Union[str, Text, ToolCall, Thinking, list, Response]
 ScriptStep = Union[Reply, Callable[[list[Message]], Reply]]
 
 
@@ -69,11 +69,11 @@ def _as_response(reply: Reply) -> Response:
         return Response(list(reply.content), reply.stop_reason)
     if isinstance(reply, str):
         reply = [Text(reply)]
-    elif isinstance(reply, (Text, ToolCall)):
+    elif isinstance(reply, (Text, ToolCall, Thinking, RedactedThinking, OtherBlock)):
         reply = [reply]
     if not isinstance(reply, list):
         raise TypeError(
-            f"a script step must give a str, Text, ToolCall, a list of them or a Response, got {reply!r}"
+            f"a script step must give a str, Text, ToolCall, Thinking, a list of them or a Response, got {reply!r}"
         )
     stop = "tool_use" if any(isinstance(b, ToolCall) for b in reply) else "end_turn"
     return Response(reply, stop)
@@ -88,11 +88,12 @@ def _cut_to(content: list, max_tokens: int) -> list:
             kept.append(block)
             budget -= n
             continue
-        if isinstance(block, Text) and budget > 0:
-            ids = encoding().encode(block.text, disallowed_special=())[:budget]
+        if isinstance(block, (Text, Thinking)) and budget > 0:
+            written = block.text if isinstance(block, Text) else block.thinking
+            ids = encoding().encode(written, disallowed_special=())[:budget]
             text = encoding().decode(ids, errors="ignore")  # drop a character cut in half
             if text:
-                kept.append(Text(text))
+                kept.append(Text(text) if isinstance(block, Text) else Thinking(text, block.signature))
         break  # a tool call that does not fit entirely is lost
     return kept
 

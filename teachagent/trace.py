@@ -78,6 +78,7 @@ class Run:
     answer: str | None = None
     outcome: str = "running"
     scripted: bool = False  # True when a ScriptedModel played the model, so no view can pass it off as Claude
+    notes: list[str] = field(default_factory=list)  # what the loop noticed on the way, e.g. a block type it does not know
 
     def __repr__(self) -> str:
         task = self.task if len(self.task) <= 40 else self.task[:37] + "..."
@@ -114,6 +115,7 @@ class Run:
             "answer": self.answer,
             "outcome": self.outcome,
             "scripted": self.scripted,
+            "notes": self.notes,
         }
         return json.dumps(data, indent=indent, ensure_ascii=False)
 
@@ -136,6 +138,7 @@ class Run:
                 data["answer"],
                 data["outcome"],
                 bool(data.get("scripted", False)),
+                list(data.get("notes", [])),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"not a saved Run: {type(error).__name__}: {error}") from None

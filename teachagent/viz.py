@@ -65,6 +65,14 @@ def step_html(run: Run, k: int) -> str:
         f"<code>{step.response.stop_reason}</code>, c_{k} = {step.context_tokens} tokens, Z so far = {z_so_far}</h4>",
         context_bar(run, k),
     ]
+    for thought in step.response.thoughts:
+        # the API leaves thinking text out unless asked for a summary; encrypted thinking has none to show
+        if getattr(thought, "thinking", ""):
+            out.append("<b>thought (summary)</b>" + _pre(thought.thinking, "#eef0fb"))
+        else:
+            out.append("<b>thought (hidden)</b> <small>kept in the history and sent back unchanged</small>")
+    for block in step.response.unknown_blocks:
+        out.append(f"<b>block of unknown type</b> <code>{html.escape(block.type)}</code> <small>kept and sent back</small>")
     if step.response.text:
         if find_plan(step.response.text):  # a plan stands out, so its rewrites are easy to follow
             out.append("<b>model wrote, with a plan</b>" + _pre(step.response.text, "#fff3c4"))
@@ -92,7 +100,8 @@ def run_html(run: Run) -> str:
     )
     steps = [step_html(run, k) for k in range(1, len(run.steps) + 1)]
     answer = f"<div><b>answer</b>{_pre(run.answer, cut=False)}</div>" if run.answer is not None else ""
-    return "<div>" + head + "".join(f"<div>{s}</div>" for s in steps) + answer + "</div>"
+    notes = "".join(f"<div><b>note</b>: {html.escape(note)}</div>" for note in run.notes)
+    return "<div>" + head + "".join(f"<div>{s}</div>" for s in steps) + answer + notes + "</div>"
 
 
 class StepViewer:

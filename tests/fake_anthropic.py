@@ -39,10 +39,18 @@ class Slow:
     reply: Any
 
 
+@dataclass
+class Drip:
+    """Answer 200 with `reply`'s body, one byte every `every` seconds (each read succeeds, the call drags on)."""
+
+    reply: Any
+    every: float = 0.2
+
+
 # A scripted reply: (status, JSON body, extra headers); raw bytes sent as a 200
 # "application/json" body that is not JSON (what a broken proxy might hand back);
 # or one of the network faults above.
-Reply = Union[tuple[int, Any, dict[str, str]], bytes, Reset, Slow]
+Reply = Union[tuple[int, Any, dict[str, str]], bytes, Reset, Slow, Drip]
 
 # Tells the SDK to wait 1 ms before retrying, instead of its half-second backoff.
 RETRY_FAST = {"retry-after-ms": "1"}
@@ -54,6 +62,15 @@ def text_block(text: str) -> dict[str, Any]:
 
 def tool_use_block(id: str, name: str, input: Any) -> dict[str, Any]:
     return {"type": "tool_use", "id": id, "name": name, "input": input}
+
+
+def thinking_block(thinking: str = "", signature: str = "EqQBCkgIBxABGAIiQL4sig+fake==") -> dict[str, Any]:
+    """A thinking block as Claude Haiku 5.5 sends it by default: text omitted, signature kept."""
+    return {"type": "thinking", "thinking": thinking, "signature": signature}
+
+
+def redacted_thinking_block(data: str = "EmwKAhgBEgy3va3pzix/LafPsn4aDFITfake") -> dict[str, Any]:
+    return {"type": "redacted_thinking", "data": data}
 
 
 def message_body(
@@ -94,8 +111,10 @@ class Recorded:
 class FakeAnthropic:
     """A scripted Messages API on 127.0.0.1:<random port>, served from a daemon thread."""
 
-    def __init__(self, responder: Callable[[dict], Reply] | None = None) -> None:
+    def __init__(self, responder: Callable[[dict], Reply] | None = None, counter: Callable[[dict], int] | None = None) -> None:
         self.responder = responder  # answers from the request body once the queue is empty
+        # answers POST /v1/messages/count_tokens; by default a rough count of the body
+        self.counter = counter or (lambda body: len(json.dumps(body)) // 3)
         self.replies: deque[Reply] = deque()
         self.requests: list[Recorded] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
@@ -120,6 +139,8 @@ class FakeAnthropic:
         self._thread.join(timeout=5)
 
     def _answer(self, path: str, body: Any) -> Reply:
+        if path == "/v1/messages/count_tokens":
+            return 200, {"input_tokens": self.counter(body)}, {}
         if path != "/v1/messages":
             return 404, error_body("not_found_error", f"fake_anthropic only serves POST /v1/messages, not {path}"), {}
         try:
@@ -144,7 +165,9 @@ def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
             if isinstance(reply, Slow):
                 time.sleep(min(reply.seconds, 5))  # bounded, like every wait here
                 reply = reply.reply
-            if isinstance(reply, Reset):
+            if isinstance(reply, Drip):
+                self._drip(json.dumps(reply.reply).encode(), reply.every)
+            elif isinstance(reply, Reset):
                 self.send_response(200)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(reply.partial) + 1000))
@@ -158,6 +181,22 @@ def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
             else:
                 status, body, extra = reply
                 self._send(status, json.dumps(body).encode(), extra)
+
+        def _drip(self, data: bytes, every: float) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            deadline = time.monotonic() + 10  # bounded, like every wait here
+            try:
+                for i in range(len(data)):
+                    if time.monotonic() > deadline:
+                        break
+                    self.wfile.write(data[i : i + 1])
+                    self.wfile.flush()
+                    time.sleep(every)
+            except OSError:
+                pass  # the client gave up and closed the connection: what the test wants
 
         def _send(self, status: int, data: bytes, extra: dict[str, str]) -> None:
             self.send_response(status)

@@ -13,8 +13,12 @@ import anthropic
 import pytest
 
 from fake_anthropic import RETRY_FAST, FakeAnthropic, error_body, message_body, text_block, tool_use_block
+from teachagent.agent import Agent
 from teachagent.claude import DEFAULT_MODEL, Claude, MissingAPIKey, UnexpectedReply
-from teachagent.messages import STOP_REASONS, Message, Text, ToolCall, ToolResult, Usage
+from teachagent.cost import PRICES
+from teachagent.messages import STOP_REASONS, Message, OtherBlock, Text, ToolCall, ToolResult, Usage
+from teachagent.tokens import count_tokens
+from teachagent.tools import Tool
 
 HELLO = [Message("user", "Hello")]
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
@@ -213,11 +217,27 @@ def test_unknown_stop_reason_is_an_unexpected_reply(fake):
         make_claude(fake).complete("", HELLO)
 
 
-def test_unknown_block_type_is_an_unexpected_reply(fake):
+def test_an_unknown_block_type_is_kept_not_a_crash(fake):
+    """The API adds block types over time; one the course does not know travels on unchanged."""
     fake.queue(ok([text_block("x"), {"type": "hologram", "data": "?"}]))
 
-    with pytest.raises(UnexpectedReply, match="hologram"):
-        make_claude(fake).complete("", HELLO)
+    reply = make_claude(fake).complete("", HELLO)
+
+    assert reply.text == "x" and reply.unknown_blocks == [OtherBlock({"type": "hologram", "data": "?"})]
+
+
+def test_count_tokens_asks_the_api_and_sends_no_max_tokens(fake):
+    fake.counter = lambda body: 4242
+
+    assert make_claude(fake).count_tokens("Be brief.", HELLO, []) == 4242
+    assert fake.requests[0].path == "/v1/messages/count_tokens"
+    assert sent(fake) == {"model": "claude-test", "system": "Be brief.", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hello"}]}]}
+
+
+@pytest.mark.parametrize("timeout", [0, -1, float("inf"), float("nan"), True, "5"])
+def test_a_timeout_must_be_a_positive_finite_number(timeout):
+    with pytest.raises(ValueError, match="timeout must be a positive, finite number"):
+        Claude("claude-test", api_key="test-key", timeout=timeout)
 
 
 def test_tool_input_that_is_not_an_object_is_an_unexpected_reply(fake):
@@ -271,3 +291,43 @@ def test_a_reply_that_is_not_a_message_is_a_clear_error(fake, body):
 
     with pytest.raises(UnexpectedReply, match="not a message"):
         make_claude(fake).complete("", HELLO)
+
+
+# --- budgets count with Claude's own tokenizer ---
+
+BIG_TASK = "Summarise this. " + "Sentence number one of a long document. " * 2500  # ~20k tiktoken tokens
+
+
+def test_a_dollar_budget_uses_claudes_count_near_the_long_prompt_price(fake):
+    """Our estimate says the call fits the budget; Claude counts the prompt past 100k tokens,
+    where every rate is five times higher, so the call must not be made at all."""
+
+    price = PRICES["claude-haiku-5-5"]
+    estimate = count_tokens(BIG_TASK)
+    fake.counter = lambda body: 100_500  # what Claude's tokenizer says, well above our estimate
+    budget = 0.005  # the estimate's worst case fits; the real count's does not
+    assert (estimate * price.input + 1024 * price.output) / 1e6 < budget
+
+    run = Agent(make_claude(fake), max_dollars=budget, price=price).run(BIG_TASK)
+
+    assert run.outcome == "max_dollars" and run.steps == []
+    assert [r.path for r in fake.requests] == ["/v1/messages/count_tokens"]
+
+
+def test_a_token_budget_is_never_exceeded_live(fake):
+    fake.queue(ok([tool_use_block("toolu_1", "nothing", {})], "tool_use", usage={"input_tokens": 700, "output_tokens": 9}))
+    fake.counter = lambda body: 700 if len(body["messages"]) == 1 else 760
+
+    noop = Tool("nothing", "Does nothing.", {"type": "object", "properties": {}}, lambda: "ok")
+    run = Agent(make_claude(fake), [noop], max_input_tokens=1400).run("Go.")
+
+    assert run.outcome == "max_input_tokens" and len(run.steps) == 1  # 700 read + 760 next > 1400
+    assert [r.path for r in fake.requests] == ["/v1/messages/count_tokens", "/v1/messages", "/v1/messages/count_tokens"]
+
+
+def test_without_a_budget_no_count_is_asked_for(fake):
+    fake.queue(ok([text_block("hi")]))
+
+    Agent(make_claude(fake)).run("Hello")
+
+    assert [r.path for r in fake.requests] == ["/v1/messages"]

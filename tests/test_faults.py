@@ -7,12 +7,14 @@ written to long-term memory or to a cassette is left half-done.
 
 from __future__ import annotations
 
+import time
+
 import anthropic
 import pytest
 
-from fake_anthropic import RETRY_FAST, FakeAnthropic, Reset, Slow, error_body, message_body, text_block, tool_use_block
+from fake_anthropic import RETRY_FAST, Drip, FakeAnthropic, Reset, Slow, error_body, message_body, text_block, tool_use_block
 from teachagent.agent import Agent, AgentError
-from teachagent.claude import Claude, UnexpectedReply
+from teachagent.claude import CallTimedOut, Claude, UnexpectedReply
 from teachagent.memory import MemoryStore, memory_tools
 from teachagent.replay import Recorder, read_cassette
 from teachagent.trace import Run
@@ -81,10 +83,20 @@ def test_a_connection_reset_mid_body_is_retried_then_reported(fake, tmp_path):
     check_nothing_half_done(error, store, cassette, tmp_path)
 
 
-def test_a_reply_slower_than_the_timeout_is_retried_then_reported(fake, tmp_path):
+def test_a_reply_slower_than_the_timeout_is_abandoned_and_reported(fake, tmp_path):
     slow = Slow(1.0, (200, message_body([text_block("too late")]), {}))
     error, store, cassette = run_until_fault(fake, tmp_path, slow, slow, slow, timeout=0.3)
-    assert isinstance(error.__cause__, anthropic.APITimeoutError)
+    assert isinstance(error.__cause__, CallTimedOut) and "0.3 s in all" in str(error)
+    check_nothing_half_done(error, store, cassette, tmp_path)
+
+
+def test_a_reply_dripped_one_byte_at_a_time_ends_at_the_total_timeout(fake, tmp_path):
+    """Each read succeeds, so a per-read timeout never fires; the call's total allowance must."""
+    drip = Drip(message_body([text_block("x" * 200)]), every=0.1)  # about 40 s to send in full
+    started = time.monotonic()
+    error, store, cassette = run_until_fault(fake, tmp_path, drip, timeout=1.0)
+    assert time.monotonic() - started < 3.0
+    assert isinstance(error.__cause__, CallTimedOut)
     check_nothing_half_done(error, store, cassette, tmp_path)
 
 

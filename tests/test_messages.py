@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from teachagent import STOP_REASONS, Message, Response, Text, ToolCall, ToolResult, Usage, show
-from teachagent.messages import block_from_dict
+from teachagent.messages import OtherBlock, RedactedThinking, Thinking, block_from_dict
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
@@ -139,7 +139,7 @@ def test_unknown_role_is_rejected():
 @pytest.mark.parametrize("block", [42, {"type": "text", "text": "hi"}], ids=["int", "api-dict"])
 def test_message_content_must_be_blocks(block):
     """A raw API dict is a likely mistake: it must be read with block_from_dict first."""
-    with pytest.raises(TypeError, match="content blocks must be Text, ToolCall or ToolResult"):
+    with pytest.raises(TypeError, match="content blocks must be Text, ToolCall, ToolResult or another block.*block_from_dict"):
         Message("user", [block])
 
 
@@ -163,9 +163,37 @@ def test_tool_result_content_must_be_str():
         ToolResult("toolu_1", {"lines": 3})
 
 
-def test_unknown_block_type():
-    with pytest.raises(ValueError, match="unknown content block type 'image'"):
-        block_from_dict({"type": "image", "source": {}})
+def test_an_unknown_block_type_is_kept_word_for_word():
+    raw = {"type": "image", "source": {"kind": "base64", "data": "AAAA"}, "extra": [1, 2]}
+    block = block_from_dict(raw)
+    assert isinstance(block, OtherBlock) and block.type == "image"
+    sent = block.to_dict()
+    assert sent == raw
+    sent["source"]["data"] = "changed"  # what goes out is a copy: the kept block cannot be altered through it
+    assert block.to_dict() == raw
+
+
+def test_thinking_blocks_round_trip_and_are_never_the_answer():
+    content = [
+        {"type": "thinking", "thinking": "", "signature": "EqQBCkYIBxgCKkD+sig=="},
+        {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT"},
+        {"type": "text", "text": "The answer."},
+    ]
+    response = Response([block_from_dict(b) for b in content], "end_turn")
+    assert response.text == "The answer."
+    assert [type(b) for b in response.thoughts] == [Thinking, RedactedThinking]
+    assert response.to_message().to_dict()["content"] == content
+    assert Message.from_dict(response.to_message().to_dict()) == response.to_message()
+
+
+def test_thinking_repr_hides_the_signature():
+    assert repr(Thinking("", "x" * 300)) == "Thinking(thinking='', signature=<300 chars>)"
+
+
+@pytest.mark.parametrize("bad", [{"type": 3}, {"kind": "x"}, "text"])
+def test_an_other_block_needs_a_str_type(bad):
+    with pytest.raises(ValueError, match="'type'"):
+        OtherBlock(bad)
 
 
 @pytest.mark.parametrize("d", ["hi", {"text": "hi"}], ids=["not-a-dict", "no-type"])
@@ -224,7 +252,7 @@ def test_unknown_stop_reason():
 
 def test_a_response_cannot_hold_a_tool_result():
     """Tool results are written by our code, never by the model."""
-    with pytest.raises(TypeError, match="a model writes Text and ToolCall blocks"):
+    with pytest.raises(TypeError, match="a model writes Text, ToolCall and thinking blocks, never"):
         Response([ToolResult("t1", "ok")], "end_turn")
 
 

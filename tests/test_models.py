@@ -173,7 +173,7 @@ def test_a_garbage_step_is_a_type_error(step):
 
 def test_a_list_step_with_a_tool_result_is_a_type_error():
     """Tool results come from our code; a script that makes the model write one is wrong."""
-    with pytest.raises(TypeError, match="a model writes Text and ToolCall blocks"):
+    with pytest.raises(TypeError, match="a model writes Text, ToolCall and thinking blocks, never"):
         ScriptedModel([[ToolResult("toolu_001", "ok")]]).complete("", HI)
 
 
@@ -279,3 +279,21 @@ def test_tool_exchanges_pair_each_call_with_its_result_in_order():
     ]
     assert tool_exchanges(messages) == [(second, ToolResult("b", "Y")), (first, ToolResult("a", "X", is_error=True))]
     assert tool_exchanges([]) == []
+
+
+def test_a_scripted_model_can_think_first_and_thinking_counts_as_output():
+    from teachagent.messages import Thinking
+    from teachagent.tokens import count_tokens
+
+    thought = Thinking("First I check what was asked.", "sig")
+    reply = ScriptedModel([[thought, Text("Done.")]]).complete("", HI)
+    assert reply.thoughts == [thought] and reply.text == "Done."
+    assert reply.usage.output_tokens == count_tokens(thought.thinking) + count_tokens("Done.")
+
+
+def test_max_tokens_cuts_into_thinking_first():
+    from teachagent.messages import Thinking
+
+    reply = ScriptedModel([[Thinking("one two three four five six seven", "sig"), Text("answer")]]).complete("", HI, max_tokens=3)
+    assert reply.stop_reason == "max_tokens" and reply.text == ""
+    assert reply.thoughts[0].thinking == "one two three" and reply.thoughts[0].signature == "sig"

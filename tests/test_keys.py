@@ -1,0 +1,73 @@
+"""An API key never travels further than the SDK: not into an error, a notebook, a saved run or a cassette.
+
+The usual accident is a key read from a .env file saved with Windows line endings, which
+ends in "\r". The HTTP library would refuse that header and quote it, key and all, in an
+error that Jupyter shows and saves into the notebook. So such a key is refused before any
+request, with a message that names the problem and not the key.
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+
+import nbformat
+import pytest
+
+from fake_anthropic import FakeAnthropic, message_body, text_block
+from teachagent.agent import Agent
+from teachagent.claude import Claude, MissingAPIKey
+from teachagent.replay import Recorder
+
+SECRET = "Q7mZr2XkP9wLb4NcT1vHs8JdF3gYe6Ua"  # a made-up key body; never a real key
+GOOD_KEY = "sk-ant-api03-" + SECRET
+
+
+def leaks(text: str) -> bool:
+    """Whether any 8 characters in a row of the key's secret part appear in `text`."""
+    return any(SECRET[i : i + 8] in text for i in range(len(SECRET) - 7))
+
+
+@pytest.mark.parametrize("key", [GOOD_KEY + "\r", GOOD_KEY + "\n", " " + GOOD_KEY, GOOD_KEY[:20] + "\t" + GOOD_KEY[20:],
+                                 GOOD_KEY + "\x00", GOOD_KEY + "\u200b"],
+                         ids=["cr", "lf", "leading-space", "tab", "nul", "zero-width-space"])
+def test_a_key_with_whitespace_or_a_control_character_is_refused_without_quoting_it(key):
+    with pytest.raises(MissingAPIKey) as caught:
+        Claude("claude-test", api_key=key)
+    shown = "".join(traceback.format_exception(caught.value)) + repr(caught.value)
+    assert "whitespace or a control character" in str(caught.value) and "\n" not in str(caught.value)
+    assert not leaks(shown)
+    assert caught.value._render_traceback_() == [f"MissingAPIKey: {caught.value}"]
+
+
+def test_the_key_is_not_in_the_adapter_repr_a_saved_run_or_a_cassette(tmp_path, monkeypatch):
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with FakeAnthropic() as fake:
+        fake.queue((200, message_body([text_block("Hi.")]), {}))
+        claude = Claude("claude-test", api_key=GOOD_KEY, base_url=fake.base_url, max_retries=0, timeout=5)
+        recorder = Recorder(claude, tmp_path / "c.jsonl")
+        run = Agent(recorder, []).run("Hello.")
+        if hasattr(recorder, "finish"):
+            recorder.finish()
+    assert fake.requests[0].headers.get("authorization", "").endswith(SECRET) or fake.requests[0].headers.get("x-api-key") == GOOD_KEY
+    written = "".join(p.read_text() for p in tmp_path.iterdir() if p.is_file())
+    assert written and not leaks(written + run.to_json() + repr(claude) + repr(recorder) + repr(run))
+
+
+def test_a_notebook_with_a_bad_key_shows_one_line_and_saves_no_part_of_the_key(tmp_path, monkeypatch):
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    monkeypatch.setenv("TEACHAGENT_MODE", "live")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", GOOD_KEY + "\r")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("from teachagent import select_model\nmodel = select_model(script=['hi'])")]
+    with pytest.raises(CellExecutionError):
+        NotebookClient(nb, timeout=60, kernel_name="python3").execute()
+    path = tmp_path / "lesson.ipynb"
+    nbformat.write(nb, path)
+    error = nb.cells[0].outputs[-1]
+    assert error["output_type"] == "error" and error["ename"] == "MissingAPIKey"
+    assert len(error["traceback"]) == 1 and "whitespace or a control character" in error["traceback"][0]
+    assert not leaks(path.read_text(encoding="utf-8")) and not leaks(json.dumps(nb))
