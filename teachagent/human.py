@@ -119,6 +119,10 @@ class HumanModel:
     _calls: int = field(default=0, init=False)
     _ids: int = field(default=0, init=False)
 
+    def __post_init__(self) -> None:
+        if self.answers is not None:
+            self.answers = list(self.answers)  # played from a copy, so running the cell again plays them again
+
     def __repr__(self) -> str:
         how = f"{len(self.answers)} prepared answers" if self.answers is not None else "asks for each reply"
         return f"HumanModel({how}, replied {self._calls} times)"
@@ -128,19 +132,17 @@ class HumanModel:
     ) -> Response:
         page, problem = context_page(system, messages, list(tools)), None
         while True:
-            typed = self._next_reply(page, problem)
             try:
-                blocks = parse_reply(typed)
+                blocks = parse_reply(self._next_reply(page, problem))
                 written = sum(block_tokens(b) for b in blocks)
                 if written > max_tokens:
                     raise NotAReply(f"that reply is {written} tokens and this call allows max_tokens = {max_tokens}; "
                                     "shorten it")
+                break
             except NotAReply as why:
                 if self.answers is not None:
                     raise  # a prepared answer that is not a reply is a bug in the lesson: say so at once
                 problem = str(why)
-                continue
-            break
         self._calls += 1
         blocks = [self._numbered(b) for b in blocks]
         stop = "tool_use" if any(isinstance(b, ToolCall) for b in blocks) else "end_turn"

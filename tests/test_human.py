@@ -37,6 +37,13 @@ def test_prepared_answers_drive_the_real_loop_and_show_each_page(capsys):
     assert '> call lookup {"planet": "Mars"}' in out and "[user] result for toolu_you_001:\n2" in out
 
 
+def test_prepared_answers_are_played_from_a_copy_so_a_cell_can_run_again():
+    prepared = ['call lookup {"planet": "Mars"}', "Two."]
+    for _ in range(2):
+        assert agent(HumanModel(prepared, show=lambda page: None)).run("?").answer == "Two."
+    assert prepared == ['call lookup {"planet": "Mars"}', "Two."]
+
+
 def test_the_page_shows_c_k_as_the_loop_counts_it():
     messages = [Message("user", "How many moons has Mars?")]
     specs = agent(HumanModel([])).dispatcher.specs
