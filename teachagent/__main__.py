@@ -88,7 +88,8 @@ def save(run: Run, path: str) -> str:
 
 def notebook_main(argv: list[str]) -> int:
     """`python -m teachagent notebook record|replay NOTEBOOK [--cassette PATH]`."""
-    from .replay import CassetteError, default_cassette, run_notebook
+    from .modes import default_cassette
+    from .replay import CassetteError, run_notebook
 
     parser = argparse.ArgumentParser(prog="teachagent notebook",
                                      description="Record a notebook's calls to Claude in a cassette, or replay them.")

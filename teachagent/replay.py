@@ -153,26 +153,6 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-_open: dict[Path, Model] = {}  # one recorder or player per cassette per process, shared by every select_model
-
-
-def cassette_model(mode: str, path: str | Path, live: Model | None = None) -> Model:
-    """The recorder or player for `path` in this process (made on first use)."""
-    key = Path(path).resolve()
-    if mode == "record":
-        if not isinstance(_open.get(key), Recorder):
-            _open[key] = Recorder(live, key)
-    elif not isinstance(_open.get(key), Player):
-        _open[key] = Player(key)
-    return _open[key]
-
-
-def default_cassette(notebook: str | Path) -> Path:
-    """Where a notebook's cassette lives unless told otherwise: notebooks/cassettes/<name>.jsonl."""
-    notebook = Path(notebook)
-    return notebook.parent / "cassettes" / f"{notebook.stem}.jsonl"
-
-
 def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = None, progress=print):
     """Execute a whole notebook in `mode` ("record" or "replay") and return it with its outputs.
 
@@ -182,6 +162,8 @@ def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = 
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
+
+    from .modes import default_cassette
 
     if mode not in ("record", "replay"):
         raise ValueError(f"mode must be 'record' or 'replay', got {mode!r}")

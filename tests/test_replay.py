@@ -11,7 +11,7 @@ from fake_anthropic import FakeAnthropic, message_body, text_block, tool_use_blo
 from teachagent import __main__ as cli
 from teachagent.agent import Agent, AgentError
 from teachagent.claude import Claude
-from teachagent.models import ScriptedModel, call, select_model
+from teachagent.models import ScriptedModel, call
 from teachagent.replay import FORMAT, CassetteError, Player, Recorder, first_difference, read_cassette, run_notebook
 from teachagent.tools import tool
 
@@ -111,22 +111,6 @@ def test_recording_claude_keeps_no_key_and_no_headers(tmp_path, monkeypatch):
     assert json.loads(text.splitlines()[0]) == {"format": FORMAT}
 
 
-def test_select_model_records_and_replays_through_one_cassette(tmp_path, monkeypatch, capsys):
-    cassette = tmp_path / "c.jsonl"
-    monkeypatch.setenv("TEACHAGENT_CASSETTE", str(cassette))
-    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
-    with FakeAnthropic() as fake:
-        fake.queue((200, message_body([text_block("Hello!")]), {}))
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        recorder = select_model(mode="record")
-        assert recorder.complete("", [], [], 50).text == "Hello!"
-    monkeypatch.delenv("ANTHROPIC_API_KEY")
-    player = select_model(mode="replay")
-    assert player.complete("", [], [], 50).text == "Hello!"
-    out = capsys.readouterr().out
-    assert "record mode" in out and "replay mode" in out and "no API calls" in out
-
-
 NOTEBOOK = [
     "from teachagent import Message, select_model\nmodel = select_model(script=['unused offline'])",
     "reply = model.complete('Be brief.', [Message('user', {prompt!r})], [], 100)\nprint(reply.text, reply.usage.output_tokens)",
@@ -172,17 +156,6 @@ def test_the_notebook_command_reports_a_missing_cassette(tmp_path, capsys):
     make_notebook(notebook, "Hi.")
     assert cli.main(["notebook", "replay", str(notebook)]) == 1
     assert "there is no cassette" in capsys.readouterr().err
-
-
-def test_a_notebook_kernel_finds_its_own_cassette(tmp_path, monkeypatch):
-    """Jupyter sets JPY_SESSION_NAME in a notebook's kernel; replay then needs no other setting."""
-    notebook = tmp_path / "notebooks" / "05_lesson.ipynb"
-    cassette = notebook.parent / "cassettes" / "05_lesson.jsonl"
-    record(cassette)
-    monkeypatch.delenv("TEACHAGENT_CASSETTE", raising=False)
-    monkeypatch.setenv("JPY_SESSION_NAME", str(notebook))
-    player = select_model(mode="replay", quiet=True)
-    assert isinstance(player, Player) and player.path == cassette.resolve()
 
 
 def policy_server(policies):
