@@ -17,6 +17,7 @@ import sys
 
 from .agent import FINAL, AgentError
 from .claude import Claude, MissingAPIKey
+from .errors import CourseError
 from .research.researcher import QUESTION, STRATEGIES, research_agent
 from .tokens import count_tokens
 from .trace import Run, Step
@@ -89,7 +90,7 @@ def save(run: Run, path: str) -> str:
 def notebook_main(argv: list[str]) -> int:
     """`python -m teachagent notebook record|replay NOTEBOOK [--cassette PATH]`."""
     from .modes import default_cassette
-    from .replay import CassetteError, run_notebook
+    from .notebook_runner import run_notebook
 
     parser = argparse.ArgumentParser(prog="teachagent notebook",
                                      description="Record a notebook's calls to Claude in a cassette, or replay them.")
@@ -99,9 +100,9 @@ def notebook_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         run_notebook(args.notebook, args.mode, args.cassette, progress=lambda line: print(line, flush=True))
-    except (CassetteError, MissingAPIKey, FileNotFoundError) as error:
+    except (CourseError, FileNotFoundError) as error:
         print(f"teachagent: {error}", file=sys.stderr)
-        return 2 if not isinstance(error, CassetteError) else 1
+        return 1 if isinstance(error, CourseError) else 2
     print(f"{args.mode} finished: {args.cassette or default_cassette(args.notebook)}")
     return 0
 

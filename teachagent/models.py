@@ -22,7 +22,11 @@ from .tokens import block_tokens, context_tokens, encoding
 
 @runtime_checkable
 class Model(Protocol):
-    """Anything that turns one context into one response."""
+    """Anything that turns one context into one response.
+
+    A model may also have `count_tokens(system, messages, tools) -> int`, its own exact
+    count of what it would read; callers ask `getattr(model, "count_tokens", None)`.
+    """
 
     name: str
 

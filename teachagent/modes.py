@@ -1,17 +1,24 @@
 """Which model a lesson or the terminal demo uses (course machinery; README.md, "Going live with Claude").
 
-Every notebook, from notebooks/01_bare_chat.ipynb on, gets its model from
-`select_model`, which reads the mode from `TEACHAGENT_MODE` unless told otherwise:
-`offline` (a scripted model), `live` (Claude), `record` (Claude, every exchange saved to
-a cassette) or `replay` (answers read back from a cassette).
+Every notebook, from notebooks/01_bare_chat.ipynb on, and `python -m teachagent` get
+their model from `select_model`, which reads the mode from `TEACHAGENT_MODE` unless
+told otherwise: `offline` (a scripted model), `live` (Claude), `record` (Claude, every
+exchange saved to a cassette) or `replay` (answers read back from a cassette).
 
 The cassette is `TEACHAGENT_CASSETTE`, or else the running notebook's own,
 notebooks/cassettes/<notebook>.jsonl (Jupyter names the notebook in `JPY_SESSION_NAME`).
+Interactive recording (`TEACHAGENT_MODE=record jupyter lab`) replaces the cassette when
+the kernel exits (shut down or restarted), and only if it made at least one call and no
+call failed; otherwise the old cassette stays as it was. `python -m teachagent notebook
+record` sets `TEACHAGENT_DRAFT` instead: the kernel then records into that draft and the
+command replaces the cassette once the whole notebook has run.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +50,27 @@ def cassette_model(mode: str, path: str | Path, live: Model | None = None) -> Mo
 
     key = Path(path).resolve()
     if mode == "record":
-        if not isinstance(_open.get(key), Recorder):
-            _open[key] = Recorder(live, key)
+        if not isinstance(_open.get(key), Recorder) or _open[key].finished:
+            draft = os.environ.get("TEACHAGENT_DRAFT")  # set by `notebook record`, which promotes the draft itself
+            _open[key] = Recorder(live, key, draft)
+            if not draft:
+                atexit.register(_finish_at_exit, _open[key])
     elif not isinstance(_open.get(key), Player):
         _open[key] = Player(key)
     return _open[key]
+
+
+def _finish_at_exit(recorder) -> None:
+    """Keep a whole interactive recording as the cassette; a failed call leaves the old one."""
+    from .replay import CassetteError
+
+    if recorder.finished:
+        return
+    try:
+        recorder.finish()
+    except CassetteError as error:
+        if recorder.failed:  # nothing to say when nothing was recorded
+            print(f"teachagent: {error}", file=sys.__stderr__)
 
 
 def select_model(script: Any = None, mode: str | None = None, quiet: bool = False, cassette: str | Path | None = None) -> Model:
@@ -56,8 +79,8 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
     - `offline` (the default): a `ScriptedModel` playing `script` (a list of steps or a
       policy function); no key, no network.
     - `live`: `Claude()`, which needs `ANTHROPIC_API_KEY`.
-    - `record`: `Claude()`, every exchange saved to the cassette (`cassette`, or see the
-      module's docstring).
+    - `record`: `Claude()`, every exchange recorded for the cassette (`cassette`, or see
+      the module's docstring).
     - `replay`: answers read back from that cassette; no key, no network.
 
     Prints one line saying which it chose, so a scripted run can never pass for a real one.
@@ -72,10 +95,11 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
             from .claude import Claude
 
             model = cassette_model(chosen, path, Claude())  # a missing key stops here, before any call
-            banner = f"record mode: {model.name} through the Anthropic API, every call billed and saved to {path}."
+            banner = (f"record mode: {model.name} through the Anthropic API, every call billed and recorded; "
+                      f"the recording replaces {path} when this kernel or program ends, if no call failed.")
         else:
             model = cassette_model(chosen, path)
-            banner = f"replay mode: answers recorded from {model.name}, read back from {path}; no API calls."
+            banner = f"replay mode: answers recorded from {model.recorded}, read back from {path}; no API calls."
     elif chosen == "live":
         from .claude import Claude
 
