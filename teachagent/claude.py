@@ -12,13 +12,14 @@ import json
 import os
 from typing import Any
 
+from .errors import CourseError
 from .messages import STOP_REASONS, Message, Response, Text, ToolCall, Usage, request_body
 
 # One place to change the model every live lesson uses; TEACHAGENT_CLAUDE_MODEL overrides it.
 DEFAULT_MODEL = "claude-haiku-5-5"  # the inexpensive tier; checked 2026-11-30
 
 
-class MissingAPIKey(RuntimeError):
+class MissingAPIKey(CourseError, RuntimeError):
     """Live mode was asked for but no API key is set."""
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Union, runtime_checkable
 
+from .errors import CourseError
 from .messages import Message, Response, Text, ToolCall, ToolResult, Usage
 from .tokens import block_tokens, context_tokens, encoding
 
@@ -40,7 +41,7 @@ Reply = Union[str, Text, ToolCall, list, Response]
 ScriptStep = Union[Reply, Callable[[list[Message]], Reply]]
 
 
-class ScriptExhausted(RuntimeError):
+class ScriptExhausted(CourseError, RuntimeError):
     """The scripted model was asked for more steps than its script has."""
 
 

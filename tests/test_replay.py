@@ -450,6 +450,32 @@ def test_rerunning_restarting_and_running_out_of_order_all_replay_in_a_real_kern
         learner.shutdown()
 
 
+def test_in_jupyter_a_changed_prompt_is_a_short_error_and_a_bug_a_full_traceback(recorded_lesson):
+    """Executed and saved as a notebook, as nbclient (and so nbval and Jupyter) keeps it."""
+    from nbclient import NotebookClient
+
+    notebook, cassette, _ = recorded_lesson
+    bug = "Agent(select_model(script=[lambda messages: 1 / 0], mode='offline', quiet=True), [double]).run('Hi.')"
+    never = "from teachagent import Message\nmodel.complete('', [Message('user', 'never recorded')])"
+    make_notebook(notebook, DOUBLE_CELL, ask("Double 22."), bug, never)
+    nb = nbformat.read(notebook, as_version=4)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("TEACHAGENT_MODE", "replay")
+        env.setenv("TEACHAGENT_CASSETTE", str(cassette))
+        NotebookClient(nb, timeout=60, kernel_name="python3", allow_errors=True).execute()
+    errors = [[o for o in cell.outputs if o.output_type == "error"] for cell in nb.cells[1:]]
+    assert all(errors), f"a cell shows no error, only: {[cell.outputs for cell in nb.cells[1:]]}"
+    changed, crashed, unknown = (found[0] for found in errors)
+
+    assert changed.ename == "AgentError" and len(changed.traceback) == 1
+    assert "nearest recorded request: call 1 (1 message)" in changed.traceback[0]
+    assert changed.traceback[0].endswith(FIX)
+    assert unknown.ename == "CassetteError" and len(unknown.traceback) == 1 and unknown.traceback[0].endswith(FIX)
+    shown = "\n".join(crashed.traceback)  # a real bug keeps its whole traceback
+    assert crashed.ename == "AgentError" and len(crashed.traceback) > 5 and "ZeroDivisionError" in shown
+    assert not any("Unexpected exception formatting" in str(o.get("text", "")) for o in nb.cells[2].outputs)
+
+
 def test_the_notebook_command_reports_a_missing_cassette(tmp_path, capsys):
     from teachagent import __main__ as cli
 
