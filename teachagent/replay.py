@@ -173,7 +173,8 @@ def read_cassette(path: str | Path) -> list[dict]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
-        raise CassetteError(f"there is no cassette at {str(path)!r}; record one first (TEACHAGENT_MODE=record)") from None
+        raise CassetteError(f"there is no cassette at {str(path)!r}; ask the instructor for it, "
+                            "or record one with a key (TEACHAGENT_MODE=record)") from None
     except IsADirectoryError:
         raise CassetteError(f"{str(path)!r} is a folder, not a cassette") from None
     except UnicodeDecodeError:
@@ -190,7 +191,7 @@ def read_cassette(path: str | Path) -> list[dict]:
         except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as error:
             raise CassetteError(
                 f"the cassette {str(path)!r} is damaged at line {number} ({type(error).__name__}: {error}); "
-                "it may have been cut short while recording. Record it again."
+                "it may have been cut short while recording: ask the instructor for a new recording"
             ) from None
     return records
 
