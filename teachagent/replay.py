@@ -224,7 +224,7 @@ class Player:
         self.path = Path(path)
         records = read_cassette(self.path)
         self.requests = [r["request"] for r in records if r["kind"] == "complete"]  # call n is requests[n - 1]
-        self.recorded = self.requests[0]["model"] if self.requests else "nothing"
+        self.recorded = self.requests[0]["model"] if self.requests else "nothing"  # the model that answered
         self.name = f"{self.recorded} (replayed)"
         self._answers: dict[str, list[dict]] = {}
         for record in records:
