@@ -8,7 +8,8 @@ each is imported inside the function that needs it.
 from .agent import Agent, AgentError
 from .dispatch import Dispatcher
 from .messages import STOP_REASONS, Message, Response, StopReason, Text, ToolCall, ToolResult, Usage, show
-from .models import Model, ScriptedModel, ScriptExhausted, call, latest_results, select_model, tool_exchanges
+from .models import Model, ScriptedModel, ScriptExhausted, call, latest_results, tool_exchanges
+from .modes import select_model
 from .tokens import context_tokens, count_tokens, message_tokens
 from .tools import Tool, read_file_tool, tool
 from .trace import Run, Step

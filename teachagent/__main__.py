@@ -3,9 +3,11 @@
 It asks the question of notebooks/05_research_kl.ipynb, "is KL divergence a distance?",
 and prints each step k as it happens: the tokens the model read (c_k), the running total
 Z = c_1 + ... + c_k, what the model wrote, its tool calls and what they returned.
-Offline by default (a scripted researcher: no key, no network); `--live` asks Claude,
-with the same tools. Exit code: 0 for an answer, 1 for a run without one, 2 for a bad
-option, a missing API key or a --json path that cannot be written.
+The model comes from `select_model`, as in the notebooks: offline by default (a scripted
+researcher: no key, no network), or `--mode live|record|replay` (`--live` for short),
+with the same tools; record and replay use the cassette `--cassette PATH`. Exit code: 0
+for an answer, 1 for a run without one, 2 for a bad option, a missing API key, a
+cassette that cannot be used or a --json path that cannot be written.
 """
 
 from __future__ import annotations
@@ -16,7 +18,11 @@ import os
 import sys
 
 from .agent import FINAL, AgentError
-from .claude import Claude, MissingAPIKey
+from .errors import CourseError
+from .models import ScriptedModel
+from .modes import MODES, select_model
+from .replay import CassetteError, Recorder
+from .research.corpus import Library
 from .research.researcher import QUESTION, STRATEGIES, research_agent
 from .tokens import count_tokens
 from .trace import Run, Step
@@ -41,11 +47,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="teachagent", description=__doc__.splitlines()[0])
     parser.add_argument("--strategy", choices=list(STRATEGIES), default="excerpt",
                         help="how the scripted researcher works (offline only; default: excerpt)")
-    parser.add_argument("--live", action="store_true", help="ask Claude instead (needs ANTHROPIC_API_KEY)")
+    parser.add_argument("--mode", choices=MODES, help="offline, live (needs ANTHROPIC_API_KEY), record or replay "
+                        "(default: TEACHAGENT_MODE, else offline)")
+    parser.add_argument("--live", action="store_const", const="live", dest="mode", help="short for --mode live")
+    parser.add_argument("--cassette", metavar="PATH", help="the cassette to record to or replay from "
+                        "(default: TEACHAGENT_CASSETTE)")
     parser.add_argument("--max-steps", type=at_least_one, default=15, metavar="N", help="step budget (default: 15)")
     parser.add_argument("--json", metavar="PATH", help="save the run to PATH (Run.to_json)")
     parser.add_argument("--question", default=QUESTION, help="the question (default: the KL question)")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.mode in ("record", "replay") and not (args.cassette or os.environ.get("TEACHAGENT_CASSETTE")):
+        parser.error(f"--mode {args.mode} needs --cassette PATH")
+    return args
 
 
 def short(text: str, width: int = 100) -> str:
@@ -88,7 +101,8 @@ def save(run: Run, path: str) -> str:
 
 def notebook_main(argv: list[str]) -> int:
     """`python -m teachagent notebook record|replay NOTEBOOK [--cassette PATH]`."""
-    from .replay import CassetteError, default_cassette, run_notebook
+    from .modes import default_cassette
+    from .notebook_runner import run_notebook
 
     parser = argparse.ArgumentParser(prog="teachagent notebook",
                                      description="Record a notebook's calls to Claude in a cassette, or replay them.")
@@ -98,9 +112,9 @@ def notebook_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         run_notebook(args.notebook, args.mode, args.cassette, progress=lambda line: print(line, flush=True))
-    except (CassetteError, MissingAPIKey, FileNotFoundError) as error:
+    except (CourseError, FileNotFoundError) as error:
         print(f"teachagent: {error}", file=sys.stderr)
-        return 2 if not isinstance(error, CassetteError) else 1
+        return 1 if isinstance(error, CourseError) else 2
     print(f"{args.mode} finished: {args.cassette or default_cassette(args.notebook)}")
     return 0
 
@@ -117,20 +131,16 @@ def main(argv: list[str] | None = None) -> int:
 def research_main(argv: list[str]) -> int:
     """The research agent on the KL question, step by step."""
     args = parse_args(argv)
-    model = None
-    if args.live:
-        try:
-            model = Claude()
-        except MissingAPIKey as error:
-            print(f"teachagent: {error}", file=sys.stderr)
-            return 2
-        print(f"[teachagent] live: {model.name} through the Anthropic API; every call is billed to your key.")
-    else:
-        print(f"[teachagent] offline: the model is a scripted researcher ({args.strategy}), not Claude. "
-              "It plays a fixed policy; the tools and token counts are real. For Claude: --live.")
-        if args.question != QUESTION:
-            print("[teachagent] note: the scripted researcher answers the KL question whatever you ask.")
-    agent = research_agent(args.strategy, model=model, max_steps=args.max_steps, on_step=print_step)
+    library = Library()
+    scripted = ScriptedModel(STRATEGIES[args.strategy](library), name=f"scripted researcher ({args.strategy})")
+    try:
+        model = select_model(scripted, mode=args.mode, cassette=args.cassette)
+    except (CourseError, ValueError) as error:  # no key, or a cassette that cannot be used: before any call
+        print(f"teachagent: {error}", file=sys.stderr)
+        return 2
+    if model is scripted and args.question != QUESTION:
+        print("[teachagent] note: the scripted researcher answers the KL question whatever you ask.")
+    agent = research_agent(args.strategy, model=model, library=library, max_steps=args.max_steps, on_step=print_step)
     print(f"question: {args.question}", flush=True)
 
     try:
@@ -142,13 +152,20 @@ def research_main(argv: list[str]) -> int:
           f"\nno answer: {NO_ANSWER.get(run.outcome, 'the run stopped')} (after {len(run.steps)} of {args.max_steps} steps)")
     print(f"outcome: {run.outcome}\nK = {len(run.steps)} steps, Z = Σ c_k = {run.Z} tokens", flush=True)
 
+    code = 0 if run.outcome == "answer" else 1
+    if isinstance(model, Recorder):  # keep the recording only if it is whole
+        try:
+            print(f"recorded to {model.finish()}")
+        except CassetteError as error:
+            print(f"teachagent: {error}", file=sys.stderr)
+            code = 1
     if args.json:
         try:
             print(f"run saved to {save(run, args.json)}")
         except OSError as error:
             print(f"teachagent: cannot save the run to {args.json}: {error.strerror or error}", file=sys.stderr)
             return 2
-    return 0 if run.outcome == "answer" else 1
+    return code
 
 
 if __name__ == "__main__":

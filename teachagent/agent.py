@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from .dispatch import Dispatcher
+from .errors import CourseError
 from .messages import Message, Usage
 from .models import Model, ScriptedModel
 from .tokens import context_tokens, message_tokens
@@ -32,6 +33,17 @@ class AgentError(RuntimeError):
     def __init__(self, message: str, run: Run) -> None:
         super().__init__(message)
         self.run = run
+
+    @property
+    def _render_traceback_(self):
+        """IPython's hook: one line when a learner's error (a CourseError) caused this one.
+
+        Any other cause is a bug, whose whole traceback IPython should show: the hook then
+        does not exist, as an error raised inside it would hide that traceback.
+        """
+        if not isinstance(self.__cause__, CourseError):
+            raise AttributeError("_render_traceback_")  # hasattr() is False: IPython's usual traceback
+        return lambda: [f"{type(self).__name__}: {self}"]
 
 
 @dataclass(repr=False)

@@ -8,22 +8,26 @@ between calls: whatever it should know must be in the arguments of that one call
 the script is a fixed reply or a function of the conversation so far, so a scripted
 agent can read what a tool returned and build its next step from it. It is scripted
 and says so everywhere it appears; everything around it (tools, token counts, costs)
-is real. `select_model` picks the scripted model or Claude from `TEACHAGENT_MODE`.
+is real. `teachagent.modes.select_model` picks the scripted model or Claude for a lesson.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Union, runtime_checkable
 
+from .errors import CourseError
 from .messages import Message, OtherBlock, RedactedThinking, Response, Text, Thinking, ToolCall, ToolResult, Usage
 from .tokens import block_tokens, context_tokens, encoding
 
 
 @runtime_checkable
 class Model(Protocol):
-    """Anything that turns one context into one response."""
+    """Anything that turns one context into one response.
+
+    A model may also have `count_tokens(system, messages, tools) -> int`, its own exact
+    count of what it would read; callers ask `getattr(model, "count_tokens", None)`.
+    """
 
     name: str
 
@@ -37,7 +41,7 @@ Reply = Union[str, Text, ToolCall, Thinking, list, Response]
 ScriptStep = Union[Reply, Callable[[list[Message]], Reply]]
 
 
-class ScriptExhausted(RuntimeError):
+class ScriptExhausted(CourseError, RuntimeError):
     """The scripted model was asked for more steps than its script has."""
 
 
@@ -164,56 +168,3 @@ class ScriptedModel:
             return block
         self._calls += 1
         return ToolCall(f"toolu_{self._calls:03d}", block.name, dict(block.input))
-
-
-MODES = ("offline", "live", "record", "replay")
-
-
-def select_model(script: Any = None, mode: str | None = None, quiet: bool = False) -> Model:
-    """The model a lesson should use, chosen by `mode` or else `TEACHAGENT_MODE`.
-
-    - `offline` (the default): a `ScriptedModel` playing `script` (a list of steps or a
-      policy function); no key, no network.
-    - `live`: `Claude()`, which needs `ANTHROPIC_API_KEY`.
-    - `record`: `Claude()`, with every exchange appended to the cassette named by
-      `TEACHAGENT_CASSETTE`, or else to the running notebook's own cassette,
-      notebooks/cassettes/<notebook>.jsonl (see replay.py).
-    - `replay`: answers read back from that cassette; no key, no network.
-
-    Prints one line saying which it chose, so a scripted run can never pass for a real one.
-    """
-    chosen = (mode or os.environ.get("TEACHAGENT_MODE") or "offline").strip().lower()
-    if chosen not in MODES:
-        raise ValueError(f"unknown mode {chosen!r}; TEACHAGENT_MODE can be one of: {', '.join(MODES)}")
-
-    if chosen in ("record", "replay"):
-        from .claude import Claude
-        from .replay import cassette_model, default_cassette
-
-        # Jupyter tells a notebook's kernel which notebook it serves, so each finds its own cassette
-        notebook = os.environ.get("JPY_SESSION_NAME", "")
-        cassette = os.environ.get("TEACHAGENT_CASSETTE") or (str(default_cassette(notebook)) if notebook.endswith(".ipynb") else "")
-        if not cassette:
-            raise ValueError(f"{chosen} mode needs a cassette file: set TEACHAGENT_CASSETTE to its path")
-        model: Model = cassette_model(chosen, cassette, Claude() if chosen == "record" else None)
-        banner = (
-            f"record mode: {model.name} through the Anthropic API, every call billed and saved to {cassette}."
-            if chosen == "record"
-            else f"replay mode: answers recorded from {model.name}, read back from {cassette}; no API calls."
-        )
-    elif chosen == "live":
-        from .claude import Claude
-
-        model = Claude()
-        banner = f"live mode: {model.name} through the Anthropic API; every call is billed to your key."
-    else:
-        if script is None:
-            raise ValueError("offline mode needs a script for the ScriptedModel (a list of steps)")
-        model = script if isinstance(script, ScriptedModel) else ScriptedModel(script)
-        banner = (
-            f"offline mode: the model is a ScriptedModel ({model.describe()}), not Claude. "
-            "Tools, token counts and costs are real. For Claude: TEACHAGENT_MODE=live and ANTHROPIC_API_KEY."
-        )
-    if not quiet:
-        print(f"[teachagent] {banner}")
-    return model

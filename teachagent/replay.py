@@ -2,127 +2,300 @@
 
 A workshop has one API key and thirty learners. The instructor runs a notebook once in
 `record` mode: every exchange with Claude (our request, Claude's response and its usage)
-is appended to a cassette, a plain JSON-lines file. In class, `replay` mode answers each
-request from the cassette, with no key and no network. A replayed request must be the
-one that was recorded; if a learner changed a prompt, replay stops and says which call
-diverged and how, rather than handing back an answer to a different question.
+is written to a cassette, a plain JSON-lines file. In class, `replay` mode answers each
+request from the cassette, with no key and no network.
 
-A cassette holds only what our own code sent and received: never the API key, never
-HTTP headers.
+Replay finds an answer by the request's content, not by its position: re-running a
+cell, running cells out of order or restarting the kernel asks the same requests again
+and gets the same answers. A request that was never recorded (a learner changed a
+prompt) is an error naming the nearest recorded request and how it differs, rather than
+an answer to a different question.
+
+Recording never destroys: it writes a draft beside the cassette and replaces the old
+cassette only once the recording is whole. A cassette holds only what our own code sent
+and received: never the API key, never HTTP headers.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
-from .messages import Message, Response
+from .errors import CourseError
+from .messages import Message, Response, Usage, request_body
 from .models import Model
 
-FORMAT = "teachagent.cassette/1"
+FORMAT = "teachagent.cassette/2"
+READABLE = ("teachagent.cassette/1", FORMAT)  # /1 always held "system" and "tools", even empty
+
+_drafts = itertools.count(1)  # numbers this process's drafts, so two recorders never share one
+_writing = threading.Lock()  # one line at a time, whichever thread or recorder writes it
 
 
-class CassetteError(RuntimeError):
-    """A cassette is missing, corrupt, or does not match what is being replayed."""
+class CassetteError(CourseError, RuntimeError):
+    """A cassette is missing, damaged, or does not hold what is being replayed."""
 
 
-def request_dict(model: str, system: str, messages: list[Message], tools: list[dict[str, Any]], max_tokens: int) -> dict:
-    """One request as plain JSON data: what is recorded and what replay compares."""
-    return {
-        "model": model,
-        "system": system,
-        "messages": [m.to_dict() for m in messages],
-        "tools": list(tools),
-        "max_tokens": max_tokens,
-    }
+def count_request(model: str, system: str, messages: list[Message], tools: list[dict[str, Any]]) -> dict:
+    """What a token count is asked about: a request without max_tokens, as the counting endpoint takes it."""
+    body = request_body(model, system, messages, tools, max_tokens=1)
+    del body["max_tokens"]
+    return body
+
+
+def _key(request: dict, *leave_out: str) -> str:
+    """A request's canonical text, replay's lookup key; the model is left out, as the player stands in for it."""
+    kept = {name: value for name, value in request.items() if name not in ("model", *leave_out)}
+    return json.dumps(kept, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _format_of(first_line: str) -> str | None:
+    """The cassette format a file's first line declares, or None if it is no cassette header."""
+    try:
+        header = json.loads(first_line)
+    except json.JSONDecodeError:
+        return None
+    found = header.get("format") if isinstance(header, dict) else None
+    return found if isinstance(found, str) and found.startswith("teachagent.cassette/") else None
+
+
+def check_recordable(path: Path) -> None:
+    """Refuse to record over anything but a cassette: a notebook, another file, a folder."""
+    if path.is_dir():
+        raise CassetteError(f"{path} is a folder, not a cassette; name a .jsonl file to record to")
+    if not path.exists():
+        return
+    try:
+        with open(path, encoding="utf-8") as file:
+            recordable = _format_of(file.readline(10_000)) is not None
+    except (OSError, UnicodeDecodeError):
+        recordable = False
+    if not recordable:
+        what = "a notebook" if path.suffix == ".ipynb" else "a file that is not a cassette"
+        raise CassetteError(f"{path} is {what}, so it was left alone; record to a new .jsonl file or to a cassette")
+
+
+def new_draft(cassette: Path) -> Path:
+    """A new, empty file beside the cassette for a recording in progress (same folder: the promotion is a rename)."""
+    cassette.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        draft = cassette.with_name(f"{cassette.name}.{os.getpid()}-{next(_drafts)}.draft")
+        try:
+            draft.open("x").close()
+            return draft
+        except FileExistsError:
+            continue  # left behind by an earlier process with our pid: take the next number
+
+
+def promote(draft: Path, cassette: Path) -> Path:
+    """Replace the cassette with a finished draft, in one step, after checking the draft reads back whole."""
+    read_cassette(draft)
+    os.replace(draft, cassette)
+    return cassette
 
 
 class Recorder:
-    """A `Model` that passes every call to `model` and appends the exchange to a cassette.
+    """A `Model` that passes every call to `model` and writes the exchange to a draft cassette.
 
-    The cassette is started afresh when the first Recorder for it is made in a process;
-    each exchange is written as one line, flushed at once, so a crash loses at most the
-    call in flight.
+    The draft becomes the cassette only through `finish()`, which requires at least one
+    call and none failed; until then the old cassette is untouched. Each exchange is one
+    line, flushed at once, so a crash loses at most the call in flight. If `model` can
+    count tokens, so can the recorder, and those counts are recorded too.
     """
 
-    def __init__(self, model: Model, path: str | Path, fresh: bool = True) -> None:
+    def __init__(self, model: Model, path: str | Path, draft: str | Path | None = None) -> None:
         self.model, self.path = model, Path(path)
         self.name = model.name
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if fresh or not self.path.exists():
-            self._write({"format": FORMAT}, mode="w")
+        check_recordable(self.path)
+        self.draft = Path(draft) if draft else new_draft(self.path)
+        self.calls = self.failed = 0
+        self.finished = False
+        self._write({"format": FORMAT}, mode="w")
+        if callable(getattr(model, "count_tokens", None)):
+            self.count_tokens = self._count_tokens  # only a model that can count gets a counting recorder
 
     def __repr__(self) -> str:
-        return f"Recorder({self.model!r} → {str(self.path)!r})"
+        return f"Recorder({self.model!r} → {str(self.path)!r}, {self.calls} calls, {self.failed} failed)"
 
     def _write(self, record: dict, mode: str = "a") -> None:
-        with open(self.path, mode, encoding="utf-8") as cassette:
-            cassette.write(json.dumps(record, ensure_ascii=False) + "\n")
-            cassette.flush()
-            os.fsync(cassette.fileno())
+        if self.finished:
+            raise CassetteError(f"the recording for {self.path} is finished; make a new Recorder to record again")
+        with _writing, open(self.draft, mode, encoding="utf-8") as draft:
+            draft.write(json.dumps(record, ensure_ascii=False) + "\n")
+            draft.flush()
+            os.fsync(draft.fileno())
 
     def complete(self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = 1024) -> Response:
-        response = self.model.complete(system, messages, tools, max_tokens)
-        self._write({"request": request_dict(self.name, system, messages, tools, max_tokens), "response": response.to_dict()})
+        try:
+            response = self.model.complete(system, messages, tools, max_tokens)
+        except Exception:
+            self.failed += 1
+            raise
+        request = request_body(self.name, system, messages, tools, max_tokens)
+        self._write({"kind": "complete", "request": request, "response": response.to_dict()})
+        self.calls += 1
         return response
+
+    def _count_tokens(self, system: str, messages: list[Message], tools: list[dict[str, Any]] = ()) -> int:
+        try:
+            counted = self.model.count_tokens(system, messages, tools)
+        except Exception:
+            self.failed += 1
+            raise
+        request = count_request(self.name, system, messages, tools)
+        self._write({"kind": "count_tokens", "request": request, "input_tokens": counted})
+        self.calls += 1
+        return counted
+
+    def finish(self) -> Path:
+        """Make the draft the cassette if the recording is whole; else delete it and say why."""
+        if self.finished:
+            return self.path
+        self.finished = True
+        if self.failed or not self.calls:
+            self.draft.unlink(missing_ok=True)
+            why = f"{self.failed} of {self.calls + self.failed} calls failed" if self.failed else "no call was made"
+            raise CassetteError(f"{why}, so {self.path} was left as it was and the partial recording deleted; record again")
+        return promote(self.draft, self.path)
 
 
 def read_cassette(path: str | Path) -> list[dict]:
-    """The recorded exchanges of a cassette, checked line by line; a clear error otherwise."""
+    """The records of a cassette, each checked (every response readable); a clear error otherwise.
+
+    A record is {"kind": "complete", "request", "response"} or
+    {"kind": "count_tokens", "request", "input_tokens"}; /1 records are read into this shape.
+    """
     path = Path(path)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
-        raise CassetteError(f"there is no cassette at {str(path)!r}; record one first (TEACHAGENT_MODE=record)") from None
+        raise CassetteError(f"there is no cassette at {str(path)!r}; ask the instructor for it, "
+                            "or record one with a key (TEACHAGENT_MODE=record)") from None
+    except IsADirectoryError:
+        raise CassetteError(f"{str(path)!r} is a folder, not a cassette") from None
     except UnicodeDecodeError:
         raise CassetteError(f"{str(path)!r} is not a cassette: it is not UTF-8 text") from None
-    if not lines or lines[0].strip() != json.dumps({"format": FORMAT}):
+    found = _format_of(lines[0]) if lines else None
+    if found is None:
         raise CassetteError(f"{str(path)!r} is not a cassette: its first line should be {json.dumps({'format': FORMAT})}")
-    exchanges = []
+    if found not in READABLE:
+        raise CassetteError(f"{str(path)!r} was recorded by a newer teachagent (format {found!r}); upgrade teachagent or record again")
+    records = []
     for number, line in enumerate(lines[1:], start=2):
         try:
-            record = json.loads(line)
-            Response.from_dict(record["response"])  # the response must be readable before class starts
-            exchanges.append({"request": dict(record["request"]), "response": record["response"]})
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
+            records.append(_checked(json.loads(line), found))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as error:
             raise CassetteError(
                 f"the cassette {str(path)!r} is damaged at line {number} ({type(error).__name__}: {error}); "
-                "it may have been cut short while recording. Record it again."
+                "it may have been cut short while recording: ask the instructor for a new recording"
             ) from None
-    return exchanges
+    return records
+
+
+def _checked(record: dict, found: str) -> dict:
+    """One record in the current shape, or an exception saying what is wrong with it."""
+    request = dict(record["request"])
+    if found == "teachagent.cassette/1":  # request_body leaves out an empty system prompt and no tools
+        request = {name: value for name, value in request.items() if name not in ("system", "tools") or value}
+    kind = record.get("kind", "complete")
+    if kind == "complete":
+        Response.from_dict(record["response"])  # the response must be readable before class starts
+        return {"kind": kind, "request": request, "response": record["response"]}
+    if kind == "count_tokens":
+        counted = record["input_tokens"]
+        if isinstance(counted, bool) or not isinstance(counted, int) or counted < 0:
+            raise ValueError(f"input_tokens must be a whole number, got {counted!r}")
+        return {"kind": kind, "request": request, "input_tokens": counted}
+    raise ValueError(f"unknown record kind {kind!r}")
 
 
 class Player:
-    """A `Model` that answers from a cassette, in order, and insists on the recorded requests."""
+    """A `Model` that answers from a cassette, finding each request by its content.
+
+    The same request asked again gets its recorded answers in turn, and the last one
+    again once they run out. If the recording counted tokens, the player can too.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.exchanges = read_cassette(self.path)
-        self.played = 0
-        recorded = self.exchanges[0]["request"]["model"] if self.exchanges else "nothing"
-        self.name = f"{recorded} (replayed)"
+        records = read_cassette(self.path)
+        self.requests = [r["request"] for r in records if r["kind"] == "complete"]  # call n is requests[n - 1]
+        self.recorded = self.requests[0]["model"] if self.requests else "nothing"  # the model that answered
+        self.name = f"{self.recorded} (replayed)"
+        self._answers: dict[str, list[dict]] = {}
+        for record in records:
+            if record["kind"] == "complete":
+                self._answers.setdefault(_key(record["request"]), []).append(record["response"])
+        self._asked: dict[str, int] = {}
+        if any(r["kind"] == "count_tokens" for r in records):
+            self._counts = self._known_counts(records)
+            self.count_tokens = self._count_tokens
 
     def __repr__(self) -> str:
-        return f"Player({str(self.path)!r}, played {self.played} of {len(self.exchanges)})"
+        return f"Player({str(self.path)!r}, {len(self.requests)} calls recorded, {sum(self._asked.values())} played)"
 
     def complete(self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = 1024) -> Response:
-        if self.played >= len(self.exchanges):
+        key = _key(request_body(self.recorded, system, messages, tools, max_tokens))
+        answers = self._answers.get(key)
+        if not answers:
+            raise CassetteError(self._never_recorded(json.loads(key)))
+        played = self._asked.get(key, 0)
+        self._asked[key] = played + 1
+        return Response.from_dict(answers[min(played, len(answers) - 1)])
+
+    @staticmethod
+    def _known_counts(records: list[dict]) -> dict[str, int]:
+        """Input tokens by request: from each recorded call's usage, overridden by the recorded counts."""
+        counts = {_key(r["request"], "max_tokens"): Usage.from_dict(r["response"]["usage"]).total_input_tokens
+                  for r in records if r["kind"] == "complete"}
+        counts.update((_key(r["request"]), r["input_tokens"]) for r in records if r["kind"] == "count_tokens")
+        return counts
+
+    def _count_tokens(self, system: str, messages: list[Message], tools: list[dict[str, Any]] = ()) -> int:
+        key = _key(count_request(self.recorded, system, messages, tools))
+        if key not in self._counts:
             raise CassetteError(
-                f"the cassette {str(self.path)!r} holds {len(self.exchanges)} calls and call {self.played + 1} was asked for; "
-                "the notebook makes more calls than were recorded. Record it again."
+                f"no token count for this request is recorded in {str(self.path)!r}, nor a call with the same "
+                "system prompt, messages and tools; undo the change, or ask the instructor for a new recording"
             )
-        recorded = self.exchanges[self.played]
-        asked = request_dict(recorded["request"]["model"], system, messages, tools, max_tokens)
-        difference = first_difference(recorded["request"], asked)
-        if difference:
-            raise CassetteError(
-                f"call {self.played + 1} differs from the recording in {str(self.path)!r}: {difference}. "
-                "Replay only answers the requests that were recorded; undo the change or record again."
-            )
-        self.played += 1
-        return Response.from_dict(recorded["response"])
+        return self._counts[key]
+
+    def _never_recorded(self, asked: dict) -> str:
+        """One line: the request was not recorded, the nearest that was, what differs, and the fix."""
+        fix = "undo the change, or ask the instructor for a new recording"
+        if not self.requests:
+            return f"the cassette {str(self.path)!r} holds no recorded calls; ask the instructor for a new recording"
+        n = nearest(asked, self.requests)
+        near = {name: value for name, value in self.requests[n].items() if name != "model"}
+        count = len(near["messages"])
+        return (
+            f"this request was never recorded in {str(self.path)!r}; nearest recorded request: call {n + 1} "
+            f"({count} message{'s' if count != 1 else ''}), where {first_difference(near, asked)}. "
+            f"Replay only answers recorded requests: {fix}"
+        )
+
+
+def nearest(asked: dict, recorded: list[dict]) -> int:
+    """The index of the recorded request most like `asked`.
+
+    Most identical leading messages first, then the same system prompt, then the same
+    tools, then the closest number of messages; the earliest call wins a tie.
+    """
+
+    def likeness(request: dict) -> tuple:
+        leading = 0
+        for was, now in zip(request["messages"], asked["messages"]):
+            if was != now:
+                break
+            leading += 1
+        return (leading, request.get("system") == asked.get("system"), request.get("tools") == asked.get("tools"),
+                -abs(len(request["messages"]) - len(asked["messages"])))
+
+    return max(range(len(recorded)), key=lambda i: likeness(recorded[i]))
 
 
 def first_difference(recorded: Any, asked: Any, where: str = "request") -> str | None:
@@ -151,65 +324,3 @@ def first_difference(recorded: Any, asked: Any, where: str = "request") -> str |
 def _short(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 80 else text[:77] + "..."
-
-
-_open: dict[Path, Model] = {}  # one recorder or player per cassette per process, shared by every select_model
-
-
-def cassette_model(mode: str, path: str | Path, live: Model | None = None) -> Model:
-    """The recorder or player for `path` in this process (made on first use)."""
-    key = Path(path).resolve()
-    if mode == "record":
-        if not isinstance(_open.get(key), Recorder):
-            _open[key] = Recorder(live, key)
-    elif not isinstance(_open.get(key), Player):
-        _open[key] = Player(key)
-    return _open[key]
-
-
-def default_cassette(notebook: str | Path) -> Path:
-    """Where a notebook's cassette lives unless told otherwise: notebooks/cassettes/<name>.jsonl."""
-    notebook = Path(notebook)
-    return notebook.parent / "cassettes" / f"{notebook.stem}.jsonl"
-
-
-def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = None, progress=print):
-    """Execute a whole notebook in `mode` ("record" or "replay") and return it with its outputs.
-
-    The kernel inherits TEACHAGENT_MODE and TEACHAGENT_CASSETTE from here, so every
-    `select_model` in the notebook records to, or replays from, the same cassette.
-    """
-    import nbformat
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
-
-    if mode not in ("record", "replay"):
-        raise ValueError(f"mode must be 'record' or 'replay', got {mode!r}")
-    notebook = Path(notebook)
-    cassette = Path(cassette or default_cassette(notebook)).resolve()
-    if mode == "replay":
-        read_cassette(cassette)  # a missing or damaged cassette is reported before any cell runs
-    nb = nbformat.read(notebook, as_version=4)
-    code_cells = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
-
-    def report(cell, cell_index, **_):
-        if cell.cell_type == "code":
-            progress(f"  cell {code_cells.index(cell_index) + 1}/{len(code_cells)} done")
-
-    saved = {name: os.environ.get(name) for name in ("TEACHAGENT_MODE", "TEACHAGENT_CASSETTE")}
-    os.environ.update(TEACHAGENT_MODE=mode, TEACHAGENT_CASSETTE=str(cassette))
-    try:
-        progress(f"{mode}ing {notebook} ({len(code_cells)} code cells) with the cassette {cassette}")
-        client = NotebookClient(nb, timeout=600, kernel_name="python3", on_cell_executed=report,
-                                resources={"metadata": {"path": str(notebook.parent)}}, store_widget_state=True)
-        client.execute()
-    except CellExecutionError as error:
-        last = [line for line in str(error).splitlines() if line.strip()][-1]
-        raise CassetteError(f"{notebook} stopped in a cell: {last}") from None
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-    return nb

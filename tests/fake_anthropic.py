@@ -99,6 +99,28 @@ def error_body(kind: str, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": message}}
 
 
+def policy_server(policies: list) -> Callable[[dict], Reply]:
+    """A responder that plays teachagent's scripted policies as if it were Claude, one conversation each.
+
+    A conversation that starts afresh (one message) takes the next policy in turn; the
+    policy's reply is sent back in the Messages API's shape, so it goes through the real SDK.
+    """
+    from teachagent.messages import Message
+    from teachagent.models import ScriptedModel
+
+    turn: dict[str, Any] = {"policy": None, "next": 0}
+
+    def respond(body: dict) -> Reply:
+        messages = [Message.from_dict(m) for m in body["messages"]]
+        if len(messages) == 1:
+            turn["policy"], turn["next"] = ScriptedModel(policies[turn["next"] % len(policies)]), turn["next"] + 1
+        reply = turn["policy"].complete(body.get("system", ""), messages, body.get("tools", []), body["max_tokens"])
+        usage = {"input_tokens": reply.usage.input_tokens, "output_tokens": reply.usage.output_tokens}
+        return 200, message_body([b.to_dict() for b in reply.content], reply.stop_reason, usage=usage), {}
+
+    return respond
+
+
 @dataclass
 class Recorded:
     """One request the fake received. Header names are lower-cased."""

@@ -1,17 +1,34 @@
 """`python -m teachagent`: the research agent in a terminal."""
 
+import contextlib
+import io
 import json
+import os
+import shutil
 import subprocess
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
+import nbformat
 import pytest
 
 import teachagent.__main__ as cli
+from fake_anthropic import FakeAnthropic, error_body, message_body, policy_server, text_block
 from teachagent import ScriptedModel, call
-from teachagent.research.researcher import QUESTION, research_agent
+from teachagent.replay import read_cassette
+from teachagent.research.corpus import Library
+from teachagent.research.researcher import QUESTION, research_agent, search_and_excerpt
 from teachagent.trace import Run
+
+FAKE_KEY = "sk-ant-api03-" + "x" * 40
+
+
+@pytest.fixture(autouse=True)
+def no_mode_from_the_machine(monkeypatch):
+    """The demo reads TEACHAGENT_MODE as the notebooks do: none may leak in from the machine running the tests."""
+    for name in ("TEACHAGENT_MODE", "TEACHAGENT_CASSETTE", "TEACHAGENT_DRAFT", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
 
 
 def test_default_run_prints_every_step_and_the_answer(capsys):
@@ -20,7 +37,7 @@ def test_default_run_prints_every_step_and_the_answer(capsys):
     assert cli.main([]) == 0
     out = capsys.readouterr().out
     first = out.splitlines()[0]
-    assert "scripted" in first and "not Claude" in first
+    assert "offline mode" in first and "ScriptedModel" in first and "not Claude" in first
     for step in expected.steps:
         assert f"step {step.index}: c_{step.index} = {step.context_tokens} tokens" in out
     assert "call:  search {" in out and "call:  calculate {" in out
@@ -113,3 +130,155 @@ def test_a_reader_that_goes_away_ends_the_demo_quietly():
     done = subprocess.run(["bash", "-o", "pipefail", "-c", shell], capture_output=True, text=True, timeout=60)
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
     assert len(done.stdout.splitlines()) == 3
+
+
+# --- modes: the same select_model as the notebooks ------------------------------------------
+
+
+def without_banners(out: str) -> list[str]:
+    return [line for line in out.splitlines() if not line.startswith(("[teachagent]", "recorded to "))]
+
+
+@pytest.fixture(scope="module")
+def demo_recording(tmp_path_factory):
+    """`--mode record` once, through the real SDK to the fake API: the cassette and what was printed."""
+    cassette = tmp_path_factory.mktemp("demo") / "demo.jsonl"
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as env, FakeAnthropic(policy_server([search_and_excerpt(Library())])) as fake:
+        env.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+        env.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        with contextlib.redirect_stdout(printed):
+            assert cli.main(["--mode", "record", "--cassette", str(cassette)]) == 0
+        assert len(fake.requests) == 4
+    return cassette, printed.getvalue()
+
+
+def test_a_run_recorded_through_the_sdk_replays_to_the_same_output(demo_recording, monkeypatch, capsys):
+    cassette, recorded = demo_recording
+    assert "record mode" in recorded and f"recorded to {cassette}" in recorded
+    assert len(read_cassette(cassette)) == 4
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # nothing listens: replay must not call out
+    assert cli.main(["--mode", "replay", "--cassette", str(cassette)]) == 0
+    replayed = capsys.readouterr().out
+    assert "replay mode" in replayed and "no API calls" in replayed
+    assert without_banners(replayed) == without_banners(recorded)
+    assert "0.119" in replayed and "outcome: answer" in replayed
+
+
+def test_a_question_never_recorded_is_one_line_with_the_fix(demo_recording, capsys):
+    cassette, _ = demo_recording
+    assert cli.main(["--mode", "replay", "--cassette", str(cassette), "--question", "Is entropy a distance?"]) == 1
+    out, err = capsys.readouterr()
+    assert err.count("\n") == 1 and err.startswith("teachagent: the model call at step 1 failed: CassetteError: ")
+    assert "nearest recorded request: call 1 (1 message)" in err and 'now "Is entropy a distance?"' in err
+    assert err.endswith("undo the change, or ask the instructor for a new recording\n")
+    assert "outcome: error" in out
+
+
+def test_a_failed_recording_keeps_the_old_cassette_and_still_saves_the_run(demo_recording, tmp_path, monkeypatch, capsys):
+    cassette, path = tmp_path / "demo.jsonl", tmp_path / "partial.json"
+    shutil.copy(demo_recording[0], cassette)
+    before = cassette.read_bytes()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    with FakeAnthropic(policy_server([search_and_excerpt(Library())])) as fake:
+        fake.queue((200, message_body([text_block("Let me think.")], "pause_turn"), {}),
+                   (500, error_body("api_error", "down"), {"x-should-retry": "false"}))
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        assert cli.main(["--mode", "record", "--cassette", str(cassette), "--json", str(path)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("teachagent: the model call at step 2 failed: InternalServerError")
+    assert err[1] == f"teachagent: 1 of 2 calls failed, so {cassette} was left as it was and the partial recording deleted; record again"
+    assert cassette.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["demo.jsonl", "partial.json"]
+    assert Run.from_json(path.read_text(encoding="utf-8")).outcome == "error"
+
+
+@pytest.mark.parametrize("mode", ["record", "replay"])
+def test_a_cassette_mode_needs_a_cassette(mode, capsys):
+    with pytest.raises(SystemExit) as caught:
+        cli.main(["--mode", mode])
+    assert caught.value.code == 2 and f"--mode {mode} needs --cassette PATH" in capsys.readouterr().err
+
+
+def test_record_refuses_a_notebook_or_a_folder_as_its_cassette_before_any_call(tmp_path, monkeypatch, capsys):
+    notebook = tmp_path / "lesson.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(), notebook)
+    before = notebook.read_bytes()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # a call would fail loudly
+    assert cli.main(["--mode", "record", "--cassette", str(notebook)]) == 2
+    assert cli.main(["--mode", "record", "--cassette", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [f"teachagent: {notebook} is a notebook, so it was left alone; record to a new .jsonl file or to a cassette",
+                                f"teachagent: {tmp_path} is a folder, not a cassette; name a .jsonl file to record to"]
+    assert "question:" not in out and notebook.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lesson.ipynb"]
+
+
+# --- notebook record and replay -------------------------------------------------------------
+
+
+def lesson(path: Path, *cells: str) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+    return path
+
+
+CALL = ("from teachagent import Message, select_model\nmodel = select_model(script=['unused'])\n"
+        "print(model.complete('', [Message('user', 'hi')], [], 50).text)")
+
+
+def test_notebook_record_refuses_a_notebook_as_its_cassette(tmp_path, monkeypatch, capsys):
+    notebook = lesson(tmp_path / "lesson.ipynb", CALL)
+    before = notebook.read_bytes()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    assert cli.main(["notebook", "record", str(notebook), "--cassette", str(notebook)]) == 1
+    out, err = capsys.readouterr()
+    assert err == f"teachagent: {notebook} is a notebook, so it was left alone; record to a new .jsonl file or to a cassette\n"
+    assert out == "" and notebook.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lesson.ipynb"]
+
+
+def test_notebook_record_without_a_key_stops_before_any_cell(tmp_path, capsys):
+    notebook = lesson(tmp_path / "lesson.ipynb", "open('ran', 'w').close()", CALL)
+    assert cli.main(["notebook", "record", str(notebook)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "ANTHROPIC_API_KEY" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lesson.ipynb"]  # no cell ran, no draft was made
+
+
+def test_a_failed_notebook_recording_leaves_the_old_cassette_and_prints_no_colour_codes(tmp_path, monkeypatch):
+    """Run as an instructor runs it, output piped: progress and one plain line saying what happened."""
+    notebook = lesson(tmp_path / "lesson.ipynb", CALL, "1 / 0")
+    cassette = tmp_path / "cassettes" / "lesson.jsonl"
+    cassette.parent.mkdir()
+    cassette.write_text('{"format": "teachagent.cassette/2"}\n', encoding="utf-8")
+    before = cassette.read_bytes()
+    with FakeAnthropic(policy_server([lambda messages: "Hello!"])) as fake:
+        env = {**os.environ, "ANTHROPIC_API_KEY": FAKE_KEY, "ANTHROPIC_BASE_URL": fake.base_url}
+        done = subprocess.run([sys.executable, "-m", "teachagent", "notebook", "record", str(notebook)],
+                              capture_output=True, text=True, encoding="utf-8", timeout=120, env=env)
+        assert len(fake.requests) == 1  # the first cell's call was made and recorded, then the second cell failed
+    assert done.returncode == 1
+    assert "\x1b" not in done.stdout + done.stderr
+    assert "cell 1/2 done" in done.stdout
+    assert done.stderr.splitlines()[-1] == (
+        f"teachagent: {notebook} stopped at code cell 2 of 2: ZeroDivisionError: division by zero; "
+        f"{cassette} was left as it was and the partial recording deleted")
+    assert cassette.read_bytes() == before
+    assert sorted(p.name for p in cassette.parent.iterdir()) == ["lesson.jsonl"]
+
+
+def test_a_whole_notebook_recording_replaces_the_cassette(tmp_path, monkeypatch, capsys):
+    notebook = lesson(tmp_path / "lesson.ipynb", CALL)
+    cassette = tmp_path / "cassettes" / "lesson.jsonl"
+    cassette.parent.mkdir()
+    cassette.write_text('{"format": "teachagent.cassette/1"}\n', encoding="utf-8")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    with FakeAnthropic(policy_server([lambda messages: "Hello!"])) as fake:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        assert cli.main(["notebook", "record", str(notebook)]) == 0
+    assert [r["response"]["content"][0]["text"] for r in read_cassette(cassette)] == ["Hello!"]
+    assert sorted(p.name for p in cassette.parent.iterdir()) == ["lesson.jsonl"]
+    assert capsys.readouterr().out.splitlines()[-1] == f"record finished: {cassette}"

@@ -16,7 +16,7 @@ from fake_anthropic import RETRY_FAST, Drip, FakeAnthropic, Reset, Slow, error_b
 from teachagent.agent import Agent, AgentError
 from teachagent.claude import CallTimedOut, Claude, UnexpectedReply
 from teachagent.memory import MemoryStore, memory_tools
-from teachagent.replay import Recorder, read_cassette
+from teachagent.replay import CassetteError, Recorder, read_cassette
 from teachagent.trace import Run
 
 SAVE = (200, message_body([tool_use_block("toolu_1", "save_note", {"text": "step one is done"})], "tool_use"), {})
@@ -32,25 +32,28 @@ def fake(monkeypatch):
 
 
 def run_until_fault(fake, tmp_path, *fault_replies, timeout=5.0):
-    """One good step that saves a note, then the fault. Returns the error, the store and the cassette."""
+    """One good step that saves a note, then the fault. Returns the error, the store and the recorder."""
     fake.queue(SAVE, *fault_replies)
     claude = Claude("claude-test", api_key="test-key", base_url=fake.base_url, max_retries=RETRIES, timeout=timeout)
-    store, cassette = MemoryStore(tmp_path / "memory.sqlite"), tmp_path / "run.jsonl"
-    agent = Agent(Recorder(claude, cassette), memory_tools(store), system="Keep notes.")
+    store, recorder = MemoryStore(tmp_path / "memory.sqlite"), Recorder(claude, tmp_path / "run.jsonl")
+    agent = Agent(recorder, memory_tools(store), system="Keep notes.")
     with pytest.raises(AgentError) as caught:
         agent.run("Do the work and note each step.")
-    return caught.value, store, cassette
+    return caught.value, store, recorder
 
 
-def check_nothing_half_done(error, store, cassette, tmp_path):
-    """The partial run survives a save, memory holds whole notes only, the cassette holds whole calls only."""
+def check_nothing_half_done(error, store, recorder, tmp_path):
+    """The partial run survives a save, memory holds whole notes only, the recording whole calls only."""
     assert error.run.outcome == "error" and len(error.run.steps) == 1
     saved = tmp_path / "partial.json"
     saved.write_text(error.run.to_json())
     again = Run.from_json(saved.read_text())
     assert again.steps[0].results[0].content == "saved as note 1"
     assert [n.text for n in MemoryStore(store.path).all()] == ["step one is done"]
-    assert len(read_cassette(cassette)) == 1  # the failed call left no line behind
+    assert len(read_cassette(recorder.draft)) == 1  # the failed call left no line behind
+    with pytest.raises(CassetteError, match="1 of 2 calls failed"):
+        recorder.finish()  # and a recording with a failed call never becomes the cassette
+    assert not recorder.path.exists() and not recorder.draft.exists()
 
 
 @pytest.mark.parametrize(
@@ -63,10 +66,10 @@ def check_nothing_half_done(error, store, cassette, tmp_path):
 )
 def test_retryable_errors_are_retried_then_reported_with_the_partial_run(fake, tmp_path, status, kind, exception):
     failure = (status, error_body(kind, "try later"), {**RETRY_FAST, "retry-after": "0"})
-    error, store, cassette = run_until_fault(fake, tmp_path, *[failure] * (RETRIES + 1))
+    error, store, recorder = run_until_fault(fake, tmp_path, *[failure] * (RETRIES + 1))
     assert isinstance(error.__cause__, exception) and "step 2" in str(error)
     assert len(fake.requests) == 1 + RETRIES + 1  # the good call, the failed call and its retries
-    check_nothing_half_done(error, store, cassette, tmp_path)
+    check_nothing_half_done(error, store, recorder, tmp_path)
 
 
 def test_a_retry_that_succeeds_is_invisible_to_the_run(fake, tmp_path):
@@ -77,27 +80,27 @@ def test_a_retry_that_succeeds_is_invisible_to_the_run(fake, tmp_path):
 
 
 def test_a_connection_reset_mid_body_is_retried_then_reported(fake, tmp_path):
-    error, store, cassette = run_until_fault(fake, tmp_path, *[Reset()] * (RETRIES + 1))
+    error, store, recorder = run_until_fault(fake, tmp_path, *[Reset()] * (RETRIES + 1))
     assert isinstance(error.__cause__, anthropic.APIConnectionError)
     assert len(fake.requests) == 1 + RETRIES + 1
-    check_nothing_half_done(error, store, cassette, tmp_path)
+    check_nothing_half_done(error, store, recorder, tmp_path)
 
 
 def test_a_reply_slower_than_the_timeout_is_abandoned_and_reported(fake, tmp_path):
     slow = Slow(1.0, (200, message_body([text_block("too late")]), {}))
-    error, store, cassette = run_until_fault(fake, tmp_path, slow, slow, slow, timeout=0.3)
+    error, store, recorder = run_until_fault(fake, tmp_path, slow, slow, slow, timeout=0.3)
     assert isinstance(error.__cause__, CallTimedOut) and "0.3 s in all" in str(error)
-    check_nothing_half_done(error, store, cassette, tmp_path)
+    check_nothing_half_done(error, store, recorder, tmp_path)
 
 
 def test_a_reply_dripped_one_byte_at_a_time_ends_at_the_total_timeout(fake, tmp_path):
     """Each read succeeds, so a per-read timeout never fires; the call's total allowance must."""
     drip = Drip(message_body([text_block("x" * 200)]), every=0.1)  # about 40 s to send in full
     started = time.monotonic()
-    error, store, cassette = run_until_fault(fake, tmp_path, drip, timeout=1.0)
+    error, store, recorder = run_until_fault(fake, tmp_path, drip, timeout=1.0)
     assert time.monotonic() - started < 3.0
     assert isinstance(error.__cause__, CallTimedOut)
-    check_nothing_half_done(error, store, cassette, tmp_path)
+    check_nothing_half_done(error, store, recorder, tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -108,10 +111,10 @@ def test_a_reply_dripped_one_byte_at_a_time_ends_at_the_total_timeout(fake, tmp_
     ],
 )
 def test_a_malformed_reply_is_not_retried_and_keeps_the_partial_run(fake, tmp_path, reply, complaint):
-    error, store, cassette = run_until_fault(fake, tmp_path, (200, reply, {}))
+    error, store, recorder = run_until_fault(fake, tmp_path, (200, reply, {}))
     assert isinstance(error.__cause__, UnexpectedReply) and complaint in str(error)
     assert len(fake.requests) == 2
-    check_nothing_half_done(error, store, cassette, tmp_path)
+    check_nothing_half_done(error, store, recorder, tmp_path)
 
 
 def test_a_reply_cut_by_max_tokens_in_the_middle_of_a_tool_call(fake, tmp_path):

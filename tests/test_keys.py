@@ -48,8 +48,7 @@ def test_the_key_is_not_in_the_adapter_repr_a_saved_run_or_a_cassette(tmp_path, 
         claude = Claude("claude-test", api_key=GOOD_KEY, base_url=fake.base_url, max_retries=0, timeout=5)
         recorder = Recorder(claude, tmp_path / "c.jsonl")
         run = Agent(recorder, []).run("Hello.")
-        if hasattr(recorder, "finish"):
-            recorder.finish()
+        recorder.finish()
     assert fake.requests[0].headers.get("authorization", "").endswith(SECRET) or fake.requests[0].headers.get("x-api-key") == GOOD_KEY
     written = "".join(p.read_text() for p in tmp_path.iterdir() if p.is_file())
     assert written and not leaks(written + run.to_json() + repr(claude) + repr(recorder) + repr(run))

@@ -1,4 +1,4 @@
-"""The scripted model that offline lessons run on, and how a lesson picks its model."""
+"""The scripted model that offline lessons run on."""
 
 import pytest
 
@@ -14,10 +14,8 @@ from teachagent import (
     Usage,
     call,
     latest_results,
-    select_model,
     tokens,
 )
-from teachagent.claude import DEFAULT_MODEL, Claude, MissingAPIKey
 
 HI = [Message("user", "hi")]
 
@@ -189,77 +187,6 @@ def test_repr_says_steps_and_progress():
     model = ScriptedModel(["one", "two"], name="demo")
     model.complete("", HI)
     assert repr(model) == "ScriptedModel(name='demo', steps=2, played=1)"
-
-
-# --- select_model ---------------------------------------------------------------------------
-
-
-@pytest.fixture
-def env(monkeypatch):
-    """No mode, key or model override leaks in from the machine running the tests."""
-    for name in ("TEACHAGENT_MODE", "ANTHROPIC_API_KEY", "TEACHAGENT_CLAUDE_MODEL"):
-        monkeypatch.delenv(name, raising=False)
-    return monkeypatch
-
-
-def test_default_is_offline_and_says_it_is_scripted(env, capsys):
-    model = select_model(["Hello!"])
-    assert isinstance(model, ScriptedModel)
-    assert model.complete("", HI).text == "Hello!"
-    banner = capsys.readouterr().out
-    assert "ScriptedModel" in banner and "not Claude" in banner
-
-
-def test_offline_uses_a_given_scripted_model_as_is(env):
-    model = ScriptedModel(["hi"])
-    assert select_model(model, quiet=True) is model
-
-
-def test_quiet_prints_nothing(env, capsys):
-    select_model(["hi"], quiet=True)
-    assert capsys.readouterr().out == ""
-
-
-def test_offline_needs_a_script(env):
-    with pytest.raises(ValueError, match="offline mode needs a script"):
-        select_model(None)
-
-
-def test_live_without_a_key(env):
-    with pytest.raises(MissingAPIKey, match="ANTHROPIC_API_KEY"):
-        select_model(["unused"], mode="live")
-
-
-def test_live_with_a_key_gives_claude(env, capsys):
-    """Constructing the client sends no request, so a fake key is enough."""
-    env.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-real-key")
-    model = select_model(mode="live")
-    assert isinstance(model, Claude)
-    assert model.name == DEFAULT_MODEL
-    assert "live mode" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize("mode", ["record", "replay"])
-def test_cassette_modes_need_a_cassette(env, mode):
-    env.delenv("TEACHAGENT_CASSETTE", raising=False)
-    with pytest.raises(ValueError, match=f"{mode} mode needs a cassette file: set TEACHAGENT_CASSETTE"):
-        select_model(["hi"], mode=mode)
-
-
-def test_unknown_mode(env):
-    with pytest.raises(ValueError, match="unknown mode 'turbo'.*offline, live, record, replay"):
-        select_model(["hi"], mode="turbo")
-
-
-def test_mode_from_the_environment(env):
-    env.setenv("TEACHAGENT_MODE", " LIVE ")
-    with pytest.raises(MissingAPIKey):
-        select_model(["hi"])
-
-
-def test_mode_argument_overrides_the_environment(env):
-    env.setenv("TEACHAGENT_MODE", "live")
-    assert isinstance(select_model(["hi"], mode="offline", quiet=True), ScriptedModel)
 
 
 def test_a_cut_never_leaves_half_a_character():

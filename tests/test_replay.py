@@ -1,21 +1,29 @@
-"""Record and replay: cassettes replay runs exactly, refuse changed requests, and never hold a key."""
+"""Record and replay: answers found by request content, one-line errors, recordings that never destroy."""
 
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import threading
+import time
+from pathlib import Path
 
 import nbformat
 import pytest
 
-from fake_anthropic import FakeAnthropic, message_body, text_block, tool_use_block
-from teachagent import __main__ as cli
+from fake_anthropic import FakeAnthropic, message_body, policy_server, text_block, tool_use_block
+from teachagent import replay
 from teachagent.agent import Agent, AgentError
 from teachagent.claude import Claude
-from teachagent.models import ScriptedModel, call, select_model
-from teachagent.replay import FORMAT, CassetteError, Player, Recorder, first_difference, read_cassette, run_notebook
+from teachagent.messages import Message, Response, Text, ToolResult, request_body
+from teachagent.models import ScriptedModel, call, latest_results
+from teachagent.notebook_runner import NotebookError, run_notebook
+from teachagent.replay import FORMAT, CassetteError, Player, Recorder, first_difference, read_cassette
 from teachagent.tools import tool
 
 FAKE_KEY = "sk-ant-api03-" + "x" * 40
+FIX = "undo the change, or ask the instructor for a new recording"
 
 
 @tool
@@ -24,47 +32,161 @@ def double(n: int) -> str:
     return str(2 * n)
 
 
-def scripted():
-    return ScriptedModel([call("double", n=21), lambda m: f"It is {m[-1].content[0].content}."])
+def doubler(messages):
+    """A policy: double the number in the task with the tool, then say the result."""
+    results = latest_results(messages)
+    if not results:
+        return call("double", n=int(re.search(r"\d+", messages[0].text).group()))
+    return f"It is {results[0].content}."
 
 
-def record(path, task="Double 21."):
-    return Agent(Recorder(scripted(), path), [double], system="Use tools.").run(task)
+def record(path, *tasks, system="Use tools.", model=None):
+    """Record one run per task (a scripted model stands in for Claude) and keep the cassette."""
+    recorder = Recorder(model or ScriptedModel(doubler), path)
+    runs = [Agent(recorder, [double], system=system).run(task) for task in tasks or ["Double 21."]]
+    recorder.finish()
+    return runs
+
+
+def replayed(model, task="Double 21.", system="Use tools.", tools=(double,)):
+    return Agent(model, list(tools), system=system).run(task)
+
+
+def steps(run):
+    return [s.to_dict() | {"seconds": 0} for s in run.steps]
+
+
+# --- replay by content ----------------------------------------------------------------------
 
 
 def test_a_replayed_run_is_the_recorded_run(tmp_path):
     cassette = tmp_path / "c.jsonl"
-    recorded = record(cassette)
-    replayed = Agent(Player(cassette), [double], system="Use tools.").run("Double 21.")
-    assert [s.to_dict() | {"seconds": 0} for s in replayed.steps] == [s.to_dict() | {"seconds": 0} for s in recorded.steps]
-    assert replayed.answer == "It is 42." and replayed.model == "scripted (replayed)"
+    (recorded,) = record(cassette)
+    again = replayed(Player(cassette))
+    assert steps(again) == steps(recorded)
+    assert again.answer == "It is 42." and again.model == "scripted (replayed)"
 
 
-def test_a_changed_prompt_says_which_call_diverged_and_how(tmp_path):
+def test_the_same_run_again_and_runs_out_of_order_replay(tmp_path):
+    """What re-running a cell or running cells out of order asks of one player."""
+    cassette = tmp_path / "c.jsonl"
+    first, second = record(cassette, "Double 21.", "Double 5.")
+    player = Player(cassette)
+    assert replayed(player, "Double 5.").answer == "It is 10."  # the second cell first
+    assert steps(replayed(player, "Double 21.")) == steps(first)
+    assert steps(replayed(player, "Double 21.")) == steps(first)  # and again
+    assert steps(replayed(player, "Double 5.")) == steps(second)
+    assert repr(player) == f"Player({str(cassette)!r}, 4 calls recorded, 8 played)"
+
+
+def test_a_request_recorded_twice_gets_its_answers_in_turn_then_the_last_again(tmp_path):
+    cassette = tmp_path / "c.jsonl"
+    recorder = Recorder(ScriptedModel(["first", "second"]), cassette)
+    hello = [Message("user", "hello")]
+    recorder.complete("", hello)
+    recorder.complete("", hello)
+    recorder.finish()
+    player = Player(cassette)
+    assert [player.complete("", hello).text for _ in range(3)] == ["first", "second", "second"]
+
+
+def test_a_changed_prompt_is_one_line_naming_the_nearest_call_what_differs_and_the_fix(tmp_path):
     cassette = tmp_path / "c.jsonl"
     record(cassette)
-    with pytest.raises(AgentError, match=r"call 1 differs.*messages\[0\]\.content\[0\]\.text was \"Double 21\.\" "
-                                          r"when recorded, now \"Double 22\.\"") as caught:
-        Agent(Player(cassette), [double], system="Use tools.").run("Double 22.")
+    with pytest.raises(AgentError) as caught:
+        replayed(Player(cassette), "Double 22.")
+    message = str(caught.value)
     assert isinstance(caught.value.__cause__, CassetteError) and caught.value.run.steps == []
+    assert "\n" not in message
+    assert "never recorded" in message and "nearest recorded request: call 1 (1 message)" in message
+    assert 'request.messages[0].content[0].text was "Double 21." when recorded, now "Double 22."' in message
+    assert message.endswith(FIX)
+
+
+def test_the_nearest_request_shares_the_most_leading_messages(tmp_path):
+    """A changed tool result late in a run points at the call it came from, not at the run's first."""
+    cassette = tmp_path / "c.jsonl"
+    (run,) = record(cassette)
+    messages = [Message("user", "Double 21."), run.steps[0].response.to_message(), Message("user", [ToolResult("toolu_001", "43")])]
+    with pytest.raises(CassetteError) as caught:
+        Player(cassette).complete("Use tools.", messages, [double.spec], 1024)
+    assert "nearest recorded request: call 2 (3 messages)" in str(caught.value)
+    assert 'request.messages[2].content[0].content was "42" when recorded, now "43"' in str(caught.value)
+
+
+def test_among_equals_the_nearest_has_the_same_system_prompt(tmp_path):
+    cassette = tmp_path / "c.jsonl"
+    recorder = Recorder(ScriptedModel(doubler), cassette)
+    for system in ("Be brief.", "Use tools."):
+        Agent(recorder, [double], system=system).run("Double 21.")
+    recorder.finish()
+    with pytest.raises(AgentError, match=r"nearest recorded request: call 3 \(1 message\)"):
+        replayed(Player(cassette), "Double 22.", system="Use tools.")
 
 
 def test_a_changed_system_prompt_or_toolset_is_caught(tmp_path):
     cassette = tmp_path / "c.jsonl"
     record(cassette)
-    with pytest.raises(AgentError, match="request.system was"):
-        Agent(Player(cassette), [double], system="Be brief.").run("Double 21.")
-    with pytest.raises(AgentError, match="request.tools had 1 items when recorded, now 0"):
-        Agent(Player(cassette), [], system="Use tools.").run("Double 21.")
+    with pytest.raises(AgentError, match='request.system was "Use tools." when recorded, now "Be brief."'):
+        replayed(Player(cassette), system="Be brief.")
+    with pytest.raises(AgentError, match="request.tools is missing"):
+        replayed(Player(cassette), tools=())
 
 
-def test_asking_for_more_calls_than_recorded_is_an_error(tmp_path):
+def test_a_hit_never_diffs_and_lesson_sized_requests_replay_fast(tmp_path, monkeypatch):
+    """~15 calls of ~100 KB each, as in lesson 5: found through the index, never by comparing requests."""
+    cassette = tmp_path / "c.jsonl"
+    article = "KL divergence is not symmetric. " * 3000  # about 100 KB
+    conversations = [[Message("user", f"{article} Question {i}?")] for i in range(15)]
+    lines = [json.dumps({"format": FORMAT})]
+    for i, messages in enumerate(conversations):
+        answer = Response([Text(f"Answer {i}.")], "end_turn").to_dict()
+        lines.append(json.dumps({"kind": "complete", "request": request_body("m", "Read.", messages, [], 100), "response": answer}))
+    cassette.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    def never(*args, **kwargs):
+        raise AssertionError("a recorded request was compared instead of looked up")
+
+    monkeypatch.setattr(replay, "first_difference", never)
+    monkeypatch.setattr(replay, "nearest", never)
+    started = time.perf_counter()
+    player = Player(cassette)
+    answers = [player.complete("Read.", messages, [], 100).text for messages in reversed(conversations)]
+    assert answers == [f"Answer {i}." for i in reversed(range(15))]
+    assert time.perf_counter() - started < 2.0  # about 0.05 s here; quadratic diffing took far longer
+
+
+# --- cassette files ------------------------------------------------------------------------
+
+
+def test_a_format_1_cassette_still_replays(tmp_path):
+    """/1 requests always had "system" and "tools"; today's requests leave them out when empty."""
+    cassette = tmp_path / "old.jsonl"
+    hello, answer = [Message("user", "hello")], Response([Text("Hi!")], "end_turn").to_dict()
+    old = [{"model": "claude-test", "system": "", "messages": [m.to_dict() for m in hello], "tools": [], "max_tokens": 50},
+           {"model": "claude-test", "system": "Use tools.", "messages": [m.to_dict() for m in hello],
+            "tools": [double.spec], "max_tokens": 50}]
+    cassette.write_text('{"format": "teachagent.cassette/1"}\n'
+                        + "".join(json.dumps({"request": r, "response": answer}) + "\n" for r in old), encoding="utf-8")
+    player = Player(cassette)
+    assert player.complete("", hello, [], 50).text == "Hi!"
+    assert player.complete("Use tools.", hello, [double.spec], 50).text == "Hi!"
+    assert [r["kind"] for r in read_cassette(cassette)] == ["complete", "complete"]
+    assert "system" not in read_cassette(cassette)[0]["request"]
+
+
+def test_a_cassette_from_a_newer_teachagent_is_refused(tmp_path):
+    cassette = tmp_path / "new.jsonl"
+    cassette.write_text('{"format": "teachagent.cassette/3"}\n', encoding="utf-8")
+    with pytest.raises(CassetteError, match=r"recorded by a newer teachagent \(format 'teachagent.cassette/3'\); "
+                                            "upgrade teachagent or record again"):
+        Player(cassette)
+
+
+def test_a_recording_starts_with_the_current_format(tmp_path):
     cassette = tmp_path / "c.jsonl"
     record(cassette)
-    player = Player(cassette)
-    Agent(player, [double], system="Use tools.").run("Double 21.")
-    with pytest.raises(AgentError, match="holds 2 calls and call 3 was asked for"):
-        Agent(player, [double], system="Use tools.").run("Double 21.")
+    assert json.loads(cassette.read_text().splitlines()[0]) == {"format": "teachagent.cassette/2"}
 
 
 @pytest.mark.parametrize(
@@ -72,6 +194,7 @@ def test_asking_for_more_calls_than_recorded_is_an_error(tmp_path):
     [
         (lambda text: text[: len(text) - 25], "damaged at line 3"),  # cut short while recording
         (lambda text: text.replace('"stop_reason": "end_turn"', '"stop_reason": "bored"'), "damaged at line 3"),
+        (lambda text: text.replace('"kind": "complete"', '"kind": "chat"'), "damaged at line 2.*unknown record kind 'chat'"),
         (lambda text: "hello\n" + text, "not a cassette"),
         (lambda text: "", "not a cassette"),
     ],
@@ -80,16 +203,19 @@ def test_a_damaged_cassette_is_a_clear_error(tmp_path, damage, complaint):
     cassette = tmp_path / "c.jsonl"
     record(cassette)
     cassette.write_text(damage(cassette.read_text()))
-    with pytest.raises(CassetteError, match=complaint):
+    with pytest.raises(CassetteError, match=complaint) as caught:
         Player(cassette)
+    assert "\n" not in str(caught.value) and ("ask the instructor" in str(caught.value) or "not a cassette" in str(caught.value))
 
 
-def test_a_missing_or_binary_cassette_is_a_clear_error(tmp_path):
-    with pytest.raises(CassetteError, match="there is no cassette"):
+def test_a_missing_binary_or_folder_cassette_is_a_clear_error(tmp_path):
+    with pytest.raises(CassetteError, match="there is no cassette at .*; ask the instructor for it"):
         read_cassette(tmp_path / "none.jsonl")
     (tmp_path / "bin.jsonl").write_bytes(b"\xff\xfe\x00")
     with pytest.raises(CassetteError, match="not UTF-8"):
         read_cassette(tmp_path / "bin.jsonl")
+    with pytest.raises(CassetteError, match="is a folder, not a cassette"):
+        read_cassette(tmp_path)
 
 
 def test_first_difference_names_the_place():
@@ -98,120 +224,270 @@ def test_first_difference_names_the_place():
     assert first_difference([1, 2], [1, 2]) is None
 
 
-def test_recording_claude_keeps_no_key_and_no_headers(tmp_path, monkeypatch):
+# --- recording never destroys --------------------------------------------------------------
+
+
+def test_a_failed_recording_leaves_the_old_cassette_byte_identical(tmp_path):
+    cassette = tmp_path / "c.jsonl"
+    record(cassette)
+    before = cassette.read_bytes()
+    recorder = Recorder(ScriptedModel([call("double", n=1), lambda messages: 1 / 0]), cassette)
+    with pytest.raises(AgentError):
+        Agent(recorder, [double], system="Use tools.").run("Double 1.")
+    assert cassette.read_bytes() == before  # nothing is written to the cassette while recording
+    with pytest.raises(CassetteError, match="1 of 2 calls failed, so .* was left as it was and the partial recording deleted"):
+        recorder.finish()
+    assert cassette.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl"]  # no draft left behind
+
+
+def test_a_recording_with_no_call_keeps_the_old_cassette(tmp_path):
+    cassette = tmp_path / "c.jsonl"
+    record(cassette)
+    before = cassette.read_bytes()
+    with pytest.raises(CassetteError, match="no call was made"):
+        Recorder(ScriptedModel(["unused"]), cassette).finish()
+    assert cassette.read_bytes() == before
+
+
+def test_a_whole_recording_replaces_the_cassette(tmp_path):
+    cassette = tmp_path / "c.jsonl"
+    record(cassette, "Double 21.")
+    record(cassette, "Double 5.")
+    assert {r["request"]["messages"][0]["content"][0]["text"] for r in read_cassette(cassette)} == {"Double 5."}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl"]
+
+
+@pytest.mark.parametrize("what", ["notebook", "other file", "folder"])
+def test_recording_over_anything_but_a_cassette_is_refused_before_any_call(tmp_path, what):
+    path = {"notebook": tmp_path / "lesson.ipynb", "other file": tmp_path / "notes.txt", "folder": tmp_path / "cassettes"}[what]
+    if what == "folder":
+        path.mkdir()
+    else:
+        path.write_text('{\n "cells": []\n}\n' if what == "notebook" else "my notes\n", encoding="utf-8")
+    before = sorted(tmp_path.rglob("*"))
+    contents = None if what == "folder" else path.read_bytes()
+    model = ScriptedModel(["unused"])
+    with pytest.raises(CassetteError, match="is a folder, not a cassette" if what == "folder" else
+                       ("is a notebook" if what == "notebook" else "is a file that is not a cassette") + ", so it was left alone"):
+        Recorder(model, path)
+    assert model.played == 0 and sorted(tmp_path.rglob("*")) == before
+    assert contents is None or path.read_bytes() == contents
+
+
+def test_two_recorders_for_one_cassette_never_mix_their_lines(tmp_path):
+    cassette = tmp_path / "c.jsonl"
+    recorders = [Recorder(ScriptedModel(doubler), cassette) for _ in range(2)]
+    threads = [threading.Thread(target=lambda r=r, n=n: [Agent(r, [double]).run(f"Double {n * 100 + i}.") for i in range(20)])
+               for n, r in enumerate(recorders)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert recorders[0].draft != recorders[1].draft
+    for n, recorder in enumerate(recorders):
+        recorder.finish()  # the last to finish gives the cassette: one recorder's calls, whole
+        tasks = [r["request"]["messages"][0]["content"][0]["text"] for r in read_cassette(cassette)]
+        assert sorted(set(tasks)) == sorted(f"Double {n * 100 + i}." for i in range(20)) and len(tasks) == 40
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl"]
+
+
+def test_recording_claude_keeps_no_key_and_no_headers(tmp_path):
     cassette = tmp_path / "c.jsonl"
     with FakeAnthropic() as fake:
         fake.queue((200, message_body([tool_use_block("toolu_1", "double", {"n": 21})], "tool_use"), {}),
                    (200, message_body([text_block("It is 42.")]), {}))
         claude = Claude("claude-test", api_key=FAKE_KEY, base_url=fake.base_url, max_retries=0, timeout=5)
-        run = Agent(Recorder(claude, cassette), [double]).run("Double 21.")
+        (run,) = record(cassette, model=claude)
     text = cassette.read_text()
     assert run.answer == "It is 42." and len(read_cassette(cassette)) == 2
     assert FAKE_KEY not in text and "authorization" not in text.lower() and "x-api-key" not in text.lower()
-    assert json.loads(text.splitlines()[0]) == {"format": FORMAT}
 
 
-def test_select_model_records_and_replays_through_one_cassette(tmp_path, monkeypatch, capsys):
+# --- token counts --------------------------------------------------------------------------
+
+
+class CountingModel(ScriptedModel):
+    """A scripted model that can also count tokens, as the Claude adapter can."""
+
+    def count_tokens(self, system, messages, tools=()):
+        return 1000 + len(messages)
+
+
+def test_token_counts_are_recorded_and_replayed_by_content(tmp_path):
     cassette = tmp_path / "c.jsonl"
-    monkeypatch.setenv("TEACHAGENT_CASSETTE", str(cassette))
-    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
-    with FakeAnthropic() as fake:
-        fake.queue((200, message_body([text_block("Hello!")]), {}))
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        recorder = select_model(mode="record")
-        assert recorder.complete("", [], [], 50).text == "Hello!"
-    monkeypatch.delenv("ANTHROPIC_API_KEY")
-    player = select_model(mode="replay")
-    assert player.complete("", [], [], 50).text == "Hello!"
-    out = capsys.readouterr().out
-    assert "record mode" in out and "replay mode" in out and "no API calls" in out
+    hello = [Message("user", "hello")]
+    recorder = Recorder(CountingModel(["Hi!"]), cassette)
+    assert recorder.count_tokens("Be brief.", hello, []) == 1001
+    recorder.complete("", hello, [], 50)
+    recorder.finish()
+    assert [r["kind"] for r in read_cassette(cassette)] == ["count_tokens", "complete"]
+
+    player = Player(cassette)
+    assert player.count_tokens("Be brief.", hello, []) == 1001  # the recorded count
+    recorded_usage = read_cassette(cassette)[1]["response"]["usage"]
+    assert player.count_tokens("", hello, []) == recorded_usage["input_tokens"]  # from the call with that context
+    with pytest.raises(CassetteError, match="no token count for this request is recorded") as caught:
+        player.count_tokens("Be long.", hello, [])
+    assert "\n" not in str(caught.value) and str(caught.value).endswith(FIX)
 
 
-NOTEBOOK = [
-    "from teachagent import Message, select_model\nmodel = select_model(script=['unused offline'])",
-    "reply = model.complete('Be brief.', [Message('user', {prompt!r})], [], 100)\nprint(reply.text, reply.usage.output_tokens)",
-]
+def test_a_model_that_cannot_count_gives_a_recorder_and_player_that_cannot(tmp_path):
+    cassette = tmp_path / "c.jsonl"
+    recorder = Recorder(ScriptedModel(["Hi!"]), cassette)
+    assert getattr(recorder, "count_tokens", None) is None
+    recorder.complete("", [Message("user", "hello")])
+    recorder.finish()
+    assert getattr(Player(cassette), "count_tokens", None) is None
 
 
-def make_notebook(path, prompt):
+# --- notebooks ------------------------------------------------------------------------------
+
+DOUBLE_CELL = ("from teachagent import Agent, select_model, tool\n\n@tool\ndef double(n: int) -> str:\n"
+               "    '''Double a number.'''\n    return str(2 * n)\n\nmodel = select_model(script=['unused offline'])")
+
+
+def ask(task):
+    return f"print(Agent(model, [double], system='Use tools.').run({task!r}).answer)"
+
+
+def make_notebook(path, *cells):
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(src.format(prompt=prompt)) for src in NOTEBOOK]
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, path)
 
 
-def outputs(nb):
+def printed(nb):
     return [[o.get("text") for o in cell.outputs if o.get("name") == "stdout"] for cell in nb.cells]
 
 
-def test_a_recorded_notebook_replays_to_identical_outputs_offline(tmp_path, monkeypatch):
-    notebook, cassette = tmp_path / "lesson.ipynb", tmp_path / "cassettes" / "lesson.jsonl"
-    make_notebook(notebook, "Say hello.")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
-    progress: list[str] = []
-    with FakeAnthropic() as fake:
-        fake.queue((200, message_body([text_block("Hello from Claude.")]), {}))
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        recorded = run_notebook(notebook, "record", progress=progress.append)
-    assert "cell 2/2 done" in progress[-1] and cassette.exists()
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory):
+    """A notebook recorded once, through the SDK against the fake API: its folder and its outputs."""
+    folder = tmp_path_factory.mktemp("recorded")
+    make_notebook(folder / "lesson.ipynb", DOUBLE_CELL, ask("Double 21."), ask("Double 5."))
+    with pytest.MonkeyPatch.context() as env, FakeAnthropic(policy_server([doubler])) as fake:
+        env.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+        env.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        nb = run_notebook(folder / "lesson.ipynb", "record", progress=lambda line: None)
+    return folder, nb
 
-    monkeypatch.delenv("ANTHROPIC_API_KEY")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # nothing listens: replay must not call out
-    replayed = run_notebook(notebook, "replay", progress=lambda line: None)
-    assert outputs(replayed)[1:] == outputs(recorded)[1:]  # all but the banner, which names the mode
-    assert "Hello from Claude." in outputs(replayed)[1][0]
-    assert "replay mode" in replayed.cells[0].outputs[0]["text"]
 
-    make_notebook(notebook, "Say goodbye.")
-    with pytest.raises(CassetteError, match="call 1 differs.*\"Say hello.\" when recorded, now \"Say goodbye.\""):
+@pytest.fixture
+def recorded_lesson(recording, tmp_path, monkeypatch):
+    """A copy of the recorded notebook and its cassette; no key, and nothing listening for API calls."""
+    folder, nb = recording
+    shutil.copytree(folder, tmp_path, dirs_exist_ok=True)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # replay must not call out
+    return tmp_path / "lesson.ipynb", tmp_path / "cassettes" / "lesson.jsonl", nb
+
+
+def test_a_recorded_notebook_replays_to_identical_outputs_offline(recorded_lesson):
+    notebook, cassette, recorded = recorded_lesson
+    assert printed(recorded)[1:] == [["It is 42.\n"], ["It is 10.\n"]] and len(read_cassette(cassette)) == 4
+    again = run_notebook(notebook, "replay", progress=lambda line: None)
+    assert printed(again)[1:] == printed(recorded)[1:]  # all but the banner, which names the mode
+    assert "replay mode" in again.cells[0].outputs[0]["text"]
+
+    make_notebook(notebook, DOUBLE_CELL, ask("Double 22."))
+    with pytest.raises(NotebookError, match=r"stopped at code cell 2 of 2: AgentError: .*nearest recorded request: call 1"):
         run_notebook(notebook, "replay", progress=lambda line: None)
 
 
+class Kernel:
+    """A real Jupyter kernel driven cell by cell, as a learner drives one."""
+
+    def __init__(self) -> None:
+        from jupyter_client import KernelManager
+
+        self.manager = KernelManager(kernel_name="python3")
+        self.manager.start_kernel()
+        self._connect()
+
+    def _connect(self) -> None:
+        self.client = self.manager.client()
+        self.client.start_channels()
+        self.client.wait_for_ready(timeout=60)
+
+    def run(self, code: str) -> tuple[str, list[str]]:
+        """The cell's printed text and, if it failed, its error as the notebook would show it."""
+        out, error = [], []
+
+        def collect(message):
+            if message["msg_type"] == "stream":
+                out.append(message["content"]["text"])
+            elif message["msg_type"] == "error":
+                error.extend(message["content"]["traceback"])
+
+        self.client.execute_interactive(code, timeout=60, output_hook=collect)
+        return "".join(out), error
+
+    def restart(self) -> None:
+        self.client.stop_channels()
+        self.manager.restart_kernel(now=False)
+        self._connect()
+
+    def shutdown(self) -> None:
+        self.client.stop_channels()
+        self.manager.shutdown_kernel(now=False)
+
+
+def test_rerunning_restarting_and_running_out_of_order_all_replay_in_a_real_kernel(recorded_lesson, monkeypatch):
+    _, cassette, _ = recorded_lesson
+    monkeypatch.setenv("TEACHAGENT_MODE", "replay")
+    monkeypatch.setenv("TEACHAGENT_CASSETTE", str(cassette))
+    learner = Kernel()
+    try:
+        assert "replay mode" in learner.run(DOUBLE_CELL)[0]
+        assert learner.run(ask("Double 21.")) == ("It is 42.\n", [])
+        assert learner.run(ask("Double 21.")) == ("It is 42.\n", [])  # the same cell again
+        learner.restart()
+        assert "replay mode" in learner.run(DOUBLE_CELL)[0]
+        assert learner.run(ask("Double 5.")) == ("It is 10.\n", [])  # the last cell first
+        assert learner.run(ask("Double 21.")) == ("It is 42.\n", [])
+    finally:
+        learner.shutdown()
+
+
+def test_in_jupyter_a_changed_prompt_is_a_short_error_and_a_bug_a_full_traceback(recorded_lesson):
+    """Executed and saved as a notebook, as nbclient (and so nbval and Jupyter) keeps it."""
+    from nbclient import NotebookClient
+
+    notebook, cassette, _ = recorded_lesson
+    bug = "Agent(select_model(script=[lambda messages: 1 / 0], mode='offline', quiet=True), [double]).run('Hi.')"
+    never = "from teachagent import Message\nmodel.complete('', [Message('user', 'never recorded')])"
+    make_notebook(notebook, DOUBLE_CELL, ask("Double 22."), bug, never)
+    nb = nbformat.read(notebook, as_version=4)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("TEACHAGENT_MODE", "replay")
+        env.setenv("TEACHAGENT_CASSETTE", str(cassette))
+        NotebookClient(nb, timeout=60, kernel_name="python3", allow_errors=True).execute()
+    errors = [[o for o in cell.outputs if o.output_type == "error"] for cell in nb.cells[1:]]
+    assert all(errors), f"a cell shows no error, only: {[cell.outputs for cell in nb.cells[1:]]}"
+    changed, crashed, unknown = (found[0] for found in errors)
+
+    assert changed.ename == "AgentError" and len(changed.traceback) == 1
+    assert "nearest recorded request: call 1 (1 message)" in changed.traceback[0]
+    assert changed.traceback[0].endswith(FIX)
+    assert unknown.ename == "CassetteError" and len(unknown.traceback) == 1 and unknown.traceback[0].endswith(FIX)
+    shown = "\n".join(crashed.traceback)  # a real bug keeps its whole traceback
+    assert crashed.ename == "AgentError" and len(crashed.traceback) > 5 and "ZeroDivisionError" in shown
+    assert not any("Unexpected exception formatting" in str(o.get("text", "")) for o in nb.cells[2].outputs)
+
+
 def test_the_notebook_command_reports_a_missing_cassette(tmp_path, capsys):
+    from teachagent import __main__ as cli
+
     notebook = tmp_path / "lesson.ipynb"
-    make_notebook(notebook, "Hi.")
+    make_notebook(notebook, DOUBLE_CELL)
     assert cli.main(["notebook", "replay", str(notebook)]) == 1
     assert "there is no cassette" in capsys.readouterr().err
 
 
-def test_a_notebook_kernel_finds_its_own_cassette(tmp_path, monkeypatch):
-    """Jupyter sets JPY_SESSION_NAME in a notebook's kernel; replay then needs no other setting."""
-    notebook = tmp_path / "notebooks" / "05_lesson.ipynb"
-    cassette = notebook.parent / "cassettes" / "05_lesson.jsonl"
-    record(cassette)
-    monkeypatch.delenv("TEACHAGENT_CASSETTE", raising=False)
-    monkeypatch.setenv("JPY_SESSION_NAME", str(notebook))
-    player = select_model(mode="replay", quiet=True)
-    assert isinstance(player, Player) and player.path == cassette.resolve()
-
-
-def policy_server(policies):
-    """A responder that plays our scripted researchers as if it were Claude, one conversation each.
-
-    A conversation that starts afresh (one message) takes the next policy in turn; the
-    policy's reply is sent back in the Messages API's shape, through the real SDK.
-    """
-    from teachagent.messages import Message
-    from teachagent.models import ScriptedModel
-
-    turn = {"policy": None, "next": 0}
-
-    def respond(body):
-        messages = [Message.from_dict(m) for m in body["messages"]]
-        if len(messages) == 1:
-            turn["policy"], turn["next"] = ScriptedModel(policies[turn["next"] % len(policies)]), turn["next"] + 1
-        reply = turn["policy"].complete(body.get("system", ""), messages, body.get("tools", []), body["max_tokens"])
-        usage = {"input_tokens": reply.usage.input_tokens, "output_tokens": reply.usage.output_tokens}
-        return 200, message_body([b.to_dict() for b in reply.content], reply.stop_reason, usage=usage), {}
-
-    return respond
-
-
 def test_lesson_5_runs_live_through_the_sdk_then_replays_offline_identically(tmp_path, monkeypatch):
     """The real lesson, live mode's code path end to end, recorded, then replayed with no server."""
-    import shutil
-    from pathlib import Path
-
     from teachagent.research.corpus import Library
     from teachagent.research.researcher import read_everything, search_and_excerpt
 
@@ -227,15 +503,15 @@ def test_lesson_5_runs_live_through_the_sdk_then_replays_offline_identically(tmp
 
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # nothing listens there
-    replayed = run_notebook(lesson, "replay", progress=lambda line: None)
+    again = run_notebook(lesson, "replay", progress=lambda line: None)
 
     def texts(nb):  # each cell's printed text and rich outputs, less the line that names the mode
         cells = []
         for cell in nb.cells:
-            printed = "".join(str(o.get("text", "")) for o in cell.get("outputs", []))
-            shown = [str(o.get("data", {}).get(kind, "")) for o in cell.get("outputs", []) for kind in ("text/html", "text/plain")]
-            cells.append("\n".join(line for line in printed.splitlines() if not line.startswith("[teachagent]")) + "".join(shown))
+            shown = "".join(str(o.get("text", "")) for o in cell.get("outputs", []))
+            rich = [str(o.get("data", {}).get(kind, "")) for o in cell.get("outputs", []) for kind in ("text/html", "text/plain")]
+            cells.append("\n".join(line for line in shown.splitlines() if not line.startswith("[teachagent]")) + "".join(rich))
         return cells
 
-    assert [t.replace(" (replayed)", "") for t in texts(replayed)] == texts(recorded)
-    assert any("0.119" in t and "0.126" in t for t in texts(replayed))
+    assert [t.replace(" (replayed)", "") for t in texts(again)] == texts(recorded)
+    assert any("0.119" in t and "0.126" in t for t in texts(again))

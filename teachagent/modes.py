@@ -1,0 +1,118 @@
+"""Which model a lesson or the terminal demo uses (course machinery; README.md, "Going live with Claude").
+
+Every notebook, from notebooks/01_bare_chat.ipynb on, and `python -m teachagent` get
+their model from `select_model`, which reads the mode from `TEACHAGENT_MODE` unless
+told otherwise: `offline` (a scripted model), `live` (Claude), `record` (Claude, every
+exchange saved to a cassette) or `replay` (answers read back from a cassette).
+
+The cassette is `TEACHAGENT_CASSETTE`, or else the running notebook's own,
+notebooks/cassettes/<notebook>.jsonl (Jupyter names the notebook in `JPY_SESSION_NAME`).
+Interactive recording (`TEACHAGENT_MODE=record jupyter lab`) replaces the cassette when
+the kernel exits (shut down or restarted), and only if it made at least one call and no
+call failed; otherwise the old cassette stays as it was. `python -m teachagent notebook
+record` sets `TEACHAGENT_DRAFT` instead: the kernel then records into that draft and the
+command replaces the cassette once the whole notebook has run.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from .models import Model, ScriptedModel
+
+MODES = ("offline", "live", "record", "replay")
+
+_open: dict[Path, Model] = {}  # one recorder or player per cassette per process, shared by every select_model
+
+
+def default_cassette(notebook: str | Path) -> Path:
+    """Where a notebook's cassette lives unless told otherwise: notebooks/cassettes/<name>.jsonl."""
+    notebook = Path(notebook)
+    return notebook.parent / "cassettes" / f"{notebook.stem}.jsonl"
+
+
+def cassette_path(mode: str, given: str | Path | None = None) -> Path:
+    """The cassette to use: `given`, TEACHAGENT_CASSETTE, or the running notebook's own."""
+    notebook = os.environ.get("JPY_SESSION_NAME", "")
+    path = given or os.environ.get("TEACHAGENT_CASSETTE") or (default_cassette(notebook) if notebook.endswith(".ipynb") else "")
+    if not path:
+        raise ValueError(f"{mode} mode needs a cassette file: set TEACHAGENT_CASSETTE to its path")
+    return Path(path)
+
+
+def cassette_model(mode: str, path: str | Path, live: Model | None = None) -> Model:
+    """The recorder (of `live`) or the player for `path` in this process, made on first use."""
+    from .replay import Player, Recorder
+
+    key = Path(path).resolve()
+    if mode == "record":
+        if not isinstance(_open.get(key), Recorder) or _open[key].finished:
+            draft = os.environ.get("TEACHAGENT_DRAFT")  # set by `notebook record`, which promotes the draft itself
+            _open[key] = Recorder(live, key, draft)
+            if not draft:
+                atexit.register(_finish_at_exit, _open[key])
+    elif not isinstance(_open.get(key), Player):
+        _open[key] = Player(key)
+    return _open[key]
+
+
+def _finish_at_exit(recorder) -> None:
+    """Keep a whole interactive recording as the cassette; a failed call leaves the old one."""
+    from .replay import CassetteError
+
+    if recorder.finished:
+        return
+    try:
+        recorder.finish()
+    except CassetteError as error:
+        if recorder.failed:  # nothing to say when nothing was recorded
+            print(f"teachagent: {error}", file=sys.__stderr__)
+
+
+def select_model(script: Any = None, mode: str | None = None, quiet: bool = False, cassette: str | Path | None = None) -> Model:
+    """The model a lesson should use, chosen by `mode` or else `TEACHAGENT_MODE`.
+
+    - `offline` (the default): a `ScriptedModel` playing `script` (a list of steps or a
+      policy function); no key, no network.
+    - `live`: `Claude()`, which needs `ANTHROPIC_API_KEY`.
+    - `record`: `Claude()`, every exchange recorded for the cassette (`cassette`, or see
+      the module's docstring).
+    - `replay`: answers read back from that cassette; no key, no network.
+
+    Prints one line saying which it chose, so a scripted run can never pass for a real one.
+    """
+    chosen = (mode or os.environ.get("TEACHAGENT_MODE") or "offline").strip().lower()
+    if chosen not in MODES:
+        raise ValueError(f"unknown mode {chosen!r}; TEACHAGENT_MODE can be one of: {', '.join(MODES)}")
+
+    if chosen in ("record", "replay"):
+        path = cassette_path(chosen, cassette)
+        if chosen == "record":
+            from .claude import Claude
+
+            model = cassette_model(chosen, path, Claude())  # a missing key stops here, before any call
+            banner = (f"record mode: {model.name} through the Anthropic API, every call billed and recorded; "
+                      f"the recording replaces {path} when this kernel or program ends, if no call failed.")
+        else:
+            model = cassette_model(chosen, path)
+            banner = f"replay mode: answers recorded from {model.recorded}, read back from {path}; no API calls."
+    elif chosen == "live":
+        from .claude import Claude
+
+        model = Claude()
+        banner = f"live mode: {model.name} through the Anthropic API; every call is billed to your key."
+    else:
+        if script is None:
+            raise ValueError("offline mode needs a script for the ScriptedModel (a list of steps)")
+        model = script if isinstance(script, ScriptedModel) else ScriptedModel(script)
+        banner = (
+            f"offline mode: the model is a ScriptedModel ({model.describe()}), not Claude. "
+            "Tools, token counts and costs are real. For Claude: TEACHAGENT_MODE=live and ANTHROPIC_API_KEY."
+        )
+    if not quiet:
+        print(f"[teachagent] {banner}")
+    return model

@@ -1,0 +1,106 @@
+"""Run a whole notebook to record or replay its calls (course machinery; README.md, "For instructors").
+
+`python -m teachagent notebook record|replay NOTEBOOK` comes here. Recording never
+destroys: the notebook's kernel records into a draft beside the cassette (it learns
+where from `TEACHAGENT_DRAFT`), and the draft replaces the cassette only once every cell
+has run. If a cell fails, the old cassette stays as it was and the draft is deleted.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from .errors import CourseError
+from .modes import default_cassette
+from .replay import CassetteError, check_recordable, new_draft, promote, read_cassette
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # the colours of IPython's tracebacks
+
+
+class NotebookError(CourseError):
+    """A cell failed while a notebook was being recorded or replayed."""
+
+
+def one_line(text: str) -> str:
+    """`text` without terminal colour codes, its lines joined: fit for a log or a pipe."""
+    return " ".join(ANSI.sub("", text).split())
+
+
+def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = None, progress=print):
+    """Execute a whole notebook in `mode` ("record" or "replay") and return it with its outputs.
+
+    The kernel inherits TEACHAGENT_MODE, TEACHAGENT_CASSETTE and, when recording,
+    TEACHAGENT_DRAFT from here, so every `select_model` in the notebook records to, or
+    replays from, the same cassette. Whatever can be checked is checked before any cell
+    runs: the cassette (to replay), the path and the API key (to record).
+    """
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellControlSignal, CellExecutionError, DeadKernelError
+
+    if mode not in ("record", "replay"):
+        raise ValueError(f"mode must be 'record' or 'replay', got {mode!r}")
+    notebook = Path(notebook)
+    cassette = Path(cassette or default_cassette(notebook)).resolve()
+    nb = nbformat.read(notebook, as_version=4)
+    draft = None
+    if mode == "record":
+        from .claude import Claude
+
+        check_recordable(cassette)
+        Claude()  # a missing key stops here, not in the middle of the notebook
+        draft = new_draft(cassette)
+    else:
+        read_cassette(cassette)
+    code_cells = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
+    at = {"cell": 0}
+
+    def starting(cell, cell_index, **_):
+        if cell.cell_type == "code":
+            at["cell"] = code_cells.index(cell_index) + 1
+
+    def report(cell, cell_index, **_):
+        if cell.cell_type == "code":
+            progress(f"  cell {at['cell']}/{len(code_cells)} done")
+
+    saved = {name: os.environ.get(name) for name in ("TEACHAGENT_MODE", "TEACHAGENT_CASSETTE", "TEACHAGENT_DRAFT")}
+    _set_environment(TEACHAGENT_MODE=mode, TEACHAGENT_CASSETTE=str(cassette), TEACHAGENT_DRAFT=draft and str(draft))
+    try:
+        progress(f"{mode}ing {notebook} ({len(code_cells)} code cells) with the cassette {cassette}")
+        client = NotebookClient(nb, timeout=600, kernel_name="python3", on_cell_execute=starting, on_cell_executed=report,
+                                resources={"metadata": {"path": str(notebook.parent)}}, store_widget_state=True)
+        client.execute()
+    except BaseException as error:
+        if draft:
+            draft.unlink(missing_ok=True)
+        if not isinstance(error, (CellControlSignal, DeadKernelError)):
+            raise
+        what = f"{error.ename}: {error.evalue}" if isinstance(error, CellExecutionError) else f"{type(error).__name__}: {error}"
+        kept = f"; {cassette} was left as it was and the partial recording deleted" if draft else ""
+        raise NotebookError(f"{notebook} stopped at code cell {at['cell']} of {len(code_cells)}: {one_line(what)}{kept}") from None
+    finally:
+        _set_environment(**saved)
+    if draft:
+        _keep(draft, cassette, notebook)
+    return nb
+
+
+def _keep(draft: Path, cassette: Path, notebook: Path) -> None:
+    """Make a notebook's whole recording the cassette; a recording of no calls leaves the old one."""
+    try:
+        if not (draft.stat().st_size and read_cassette(draft)):
+            raise CassetteError(f"{notebook} made no call through select_model, so there is nothing to record; "
+                                f"{cassette} was left as it was")
+        promote(draft, cassette)
+    finally:
+        draft.unlink(missing_ok=True)
+
+
+def _set_environment(**values: str | None) -> None:
+    for name, value in values.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value

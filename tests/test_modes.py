@@ -1,0 +1,169 @@
+"""How a lesson and the terminal demo pick their model, and how the cassette is wired in."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from fake_anthropic import FakeAnthropic, error_body, message_body, text_block
+from teachagent import Message, ScriptedModel, modes, select_model
+from teachagent.claude import DEFAULT_MODEL, Claude, MissingAPIKey
+from teachagent.replay import CassetteError, Player, Recorder, read_cassette
+
+HI = [Message("user", "hi")]
+FAKE_KEY = "sk-ant-api03-" + "x" * 40
+
+
+@pytest.fixture
+def env(monkeypatch):
+    """No mode, key or model override leaks in from the machine running the tests."""
+    for name in ("TEACHAGENT_MODE", "ANTHROPIC_API_KEY", "TEACHAGENT_CLAUDE_MODEL", "TEACHAGENT_CASSETTE",
+                 "TEACHAGENT_DRAFT", "JPY_SESSION_NAME"):
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def test_default_is_offline_and_says_it_is_scripted(env, capsys):
+    model = select_model(["Hello!"])
+    assert isinstance(model, ScriptedModel)
+    assert model.complete("", HI).text == "Hello!"
+    banner = capsys.readouterr().out
+    assert "ScriptedModel" in banner and "not Claude" in banner
+
+
+def test_offline_uses_a_given_scripted_model_as_is(env):
+    model = ScriptedModel(["hi"])
+    assert select_model(model, quiet=True) is model
+
+
+def test_quiet_prints_nothing(env, capsys):
+    select_model(["hi"], quiet=True)
+    assert capsys.readouterr().out == ""
+
+
+def test_offline_needs_a_script(env):
+    with pytest.raises(ValueError, match="offline mode needs a script"):
+        select_model(None)
+
+
+def test_live_without_a_key(env):
+    with pytest.raises(MissingAPIKey, match="ANTHROPIC_API_KEY"):
+        select_model(["unused"], mode="live")
+
+
+def test_live_with_a_key_gives_claude(env, capsys):
+    """Constructing the client sends no request, so a fake key is enough."""
+    env.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-real-key")
+    model = select_model(mode="live")
+    assert isinstance(model, Claude)
+    assert model.name == DEFAULT_MODEL
+    assert "live mode" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("mode", ["record", "replay"])
+def test_cassette_modes_need_a_cassette(env, mode):
+    env.delenv("TEACHAGENT_CASSETTE", raising=False)
+    with pytest.raises(ValueError, match=f"{mode} mode needs a cassette file: set TEACHAGENT_CASSETTE"):
+        select_model(["hi"], mode=mode)
+
+
+def test_unknown_mode(env):
+    with pytest.raises(ValueError, match="unknown mode 'turbo'.*offline, live, record, replay"):
+        select_model(["hi"], mode="turbo")
+
+
+def test_mode_from_the_environment(env):
+    env.setenv("TEACHAGENT_MODE", " LIVE ")
+    with pytest.raises(MissingAPIKey):
+        select_model(["hi"])
+
+
+def test_mode_argument_overrides_the_environment(env):
+    env.setenv("TEACHAGENT_MODE", "live")
+    assert isinstance(select_model(["hi"], mode="offline", quiet=True), ScriptedModel)
+
+
+def test_models_stays_free_of_the_course_machinery():
+    """models.py is lesson 1's reading: the Model protocol and the scripted model, nothing about modes."""
+    source = Path(modes.__file__).with_name("models.py").read_text(encoding="utf-8")
+    imported = {node.module for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ImportFrom)}
+    assert imported.isdisjoint({"modes", "replay", "claude"}) and "MODES" not in source
+
+
+# --- the cassette ---------------------------------------------------------------------------
+
+
+def test_select_model_records_and_replays_through_one_cassette(env, tmp_path, capsys):
+    cassette = tmp_path / "c.jsonl"
+    env.setenv("TEACHAGENT_CASSETTE", str(cassette))
+    env.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    with FakeAnthropic() as fake:
+        fake.queue((200, message_body([text_block("Hello!")]), {}))
+        env.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        recorder = select_model(mode="record")
+        assert isinstance(recorder, Recorder) and select_model(mode="record", quiet=True) is recorder  # one per cassette
+        assert recorder.complete("", HI, [], 50).text == "Hello!"
+    assert not cassette.exists()  # recorded into a draft until the recording is finished
+    recorder.finish()
+    env.delenv("ANTHROPIC_API_KEY")
+    player = select_model(mode="replay")
+    assert player.complete("", HI, [], 50).text == "Hello!"
+    out = capsys.readouterr().out
+    assert f"record mode: {DEFAULT_MODEL} through the Anthropic API, every call billed and recorded" in out
+    assert f"replay mode: answers recorded from {DEFAULT_MODEL}, read back from {cassette}; no API calls." in out
+
+
+def test_a_notebook_kernel_finds_its_own_cassette(env, tmp_path):
+    """Jupyter sets JPY_SESSION_NAME in a notebook's kernel; replay then needs no other setting."""
+    notebook = tmp_path / "notebooks" / "05_lesson.ipynb"
+    cassette = notebook.parent / "cassettes" / "05_lesson.jsonl"
+    recorder = Recorder(ScriptedModel(["Hi."]), cassette)
+    recorder.complete("", HI)
+    recorder.finish()
+    env.setenv("JPY_SESSION_NAME", str(notebook))
+    player = select_model(mode="replay", quiet=True)
+    assert isinstance(player, Player) and player.path == cassette.resolve()
+
+
+def test_record_mode_checks_the_key_and_the_path_before_anything_is_written(env, tmp_path):
+    notebook = tmp_path / "lesson.ipynb"
+    notebook.write_text('{"cells": []}', encoding="utf-8")
+    with pytest.raises(MissingAPIKey):
+        select_model(mode="record", cassette=tmp_path / "c.jsonl")
+    env.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    with pytest.raises(CassetteError, match="is a notebook, so it was left alone"):
+        select_model(mode="record", cassette=notebook)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lesson.ipynb"]
+    assert notebook.read_text(encoding="utf-8") == '{"cells": []}'
+
+
+RECORD_CELL = ("from teachagent import Message, select_model\nmodel = select_model(script=['unused'])\n"
+               "print(model.complete('', [Message('user', 'hi')], [], 50).text)")
+
+
+def test_an_interactive_recording_replaces_the_cassette_when_the_kernel_exits_if_no_call_failed(env, tmp_path):
+    """`TEACHAGENT_MODE=record jupyter lab`: a real kernel, shut down as Jupyter shuts it down."""
+    from test_replay import Kernel
+
+    cassette = tmp_path / "cassettes" / "lesson.jsonl"
+    env.setenv("TEACHAGENT_MODE", "record")
+    env.setenv("TEACHAGENT_CASSETTE", str(cassette))
+    env.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    with FakeAnthropic() as fake:
+        env.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        fake.queue((200, message_body([text_block("Hello!")]), {}))
+        instructor = Kernel()
+        assert instructor.run(RECORD_CELL)[0].endswith("Hello!\n")
+        assert not cassette.exists()
+        instructor.shutdown()
+        assert [r["response"]["content"][0]["text"] for r in read_cassette(cassette)] == ["Hello!"]
+        before = cassette.read_bytes()
+
+        fake.queue((200, message_body([text_block("Hello again!")]), {}),
+                   (500, error_body("api_error", "down"), {"x-should-retry": "false"}))
+        instructor = Kernel()
+        assert instructor.run(RECORD_CELL)[0].endswith("Hello again!\n")
+        assert instructor.run(RECORD_CELL)[1]  # this call fails
+        instructor.shutdown()
+    assert cassette.read_bytes() == before
+    assert sorted(p.name for p in cassette.parent.iterdir()) == ["lesson.jsonl"]  # and no draft is left
