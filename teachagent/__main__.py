@@ -5,7 +5,8 @@ and prints each step k as it happens: the tokens the model read (c_k), the runni
 Z = c_1 + ... + c_k, what the model wrote, its tool calls and what they returned.
 The model comes from `select_model`, as in the notebooks: offline by default (a scripted
 researcher: no key, no network), or `--mode live|record|replay` (`--live` for short),
-with the same tools; record and replay use the cassette `--cassette PATH`. Exit code: 0
+with the same tools; record and replay use the cassette `--cassette PATH`. With
+`--human` you are the model: each step shows what it reads and you type its reply. Exit code: 0
 for an answer, 1 for a run without one, 2 for a bad option, a missing API key, a
 cassette that cannot be used or a --json path that cannot be written.
 """
@@ -19,6 +20,7 @@ import sys
 
 from .agent import FINAL, AgentError
 from .errors import CourseError
+from .human import HumanModel
 from .models import ScriptedModel
 from .modes import MODES, select_model
 from .replay import CassetteError, Recorder
@@ -52,10 +54,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--live", action="store_const", const="live", dest="mode", help="short for --mode live")
     parser.add_argument("--cassette", metavar="PATH", help="the cassette to record to or replay from "
                         "(default: TEACHAGENT_CASSETTE)")
+    parser.add_argument("--human", action="store_true", help="you are the model: see what it reads, type its replies")
     parser.add_argument("--max-steps", type=at_least_one, default=15, metavar="N", help="step budget (default: 15)")
     parser.add_argument("--json", metavar="PATH", help="save the run to PATH (Run.to_json)")
     parser.add_argument("--question", default=QUESTION, help="the question (default: the KL question)")
     args = parser.parse_args(argv)
+    if args.human and args.mode not in (None, "offline"):
+        parser.error("--human plays the model yourself; it cannot be combined with --mode " + args.mode)
     if args.mode in ("record", "replay") and not (args.cassette or os.environ.get("TEACHAGENT_CASSETTE")):
         parser.error(f"--mode {args.mode} needs --cassette PATH")
     return args
@@ -70,6 +75,8 @@ def short(text: str, width: int = 100) -> str:
 def print_step(step: Step, run: Run) -> None:
     """The `on_step` hook: one step, printed as soon as the agent has taken it."""
     print(f"\nstep {step.index}: c_{step.index} = {step.context_tokens} tokens, Z = {run.Z}")
+    for thought in step.response.thoughts:
+        print(f"  thought: {short(thought.thinking) if getattr(thought, 'thinking', '') else '(hidden)'}")
     if step.response.stop_reason in FINAL:
         print("  model: (final answer, below)")
     elif step.response.text:
@@ -133,11 +140,16 @@ def research_main(argv: list[str]) -> int:
     args = parse_args(argv)
     library = Library()
     scripted = ScriptedModel(STRATEGIES[args.strategy](library), name=f"scripted researcher ({args.strategy})")
-    try:
-        model = select_model(scripted, mode=args.mode, cassette=args.cassette)
-    except (CourseError, ValueError) as error:  # no key, or a cassette that cannot be used: before any call
-        print(f"teachagent: {error}", file=sys.stderr)
-        return 2
+    if args.human:
+        model = HumanModel()
+        print("[teachagent] you are the model: each step shows what the model reads; reply with text for a final "
+              'answer, or with lines like: call search {"query": "KL divergence"}. Ctrl-D stops.')
+    else:
+        try:
+            model = select_model(scripted, mode=args.mode, cassette=args.cassette)
+        except (CourseError, ValueError) as error:  # no key, or a cassette that cannot be used: before any call
+            print(f"teachagent: {error}", file=sys.stderr)
+            return 2
     if model is scripted and args.question != QUESTION:
         print("[teachagent] note: the scripted researcher answers the KL question whatever you ask.")
     agent = research_agent(args.strategy, model=model, library=library, max_steps=args.max_steps, on_step=print_step)

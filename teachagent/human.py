@@ -31,6 +31,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .errors import CourseError
 from .messages import Message, Response, Text, ToolCall, ToolResult, Usage
 from .tokens import block_tokens, context_tokens
 from .trace import Run
@@ -42,12 +43,19 @@ class NotAReply(ValueError):
     """What the person typed cannot be sent as a model's reply; they are asked again."""
 
 
+class StoppedPlaying(CourseError):
+    """The person playing the model ended their input (Ctrl-D) before the run ended."""
+
+
 def ask_in_terminal(page: str, problem: str | None) -> str:
     """Print the page (or, on a second try, only what to fix) and read one reply; a blank line ends it."""
     print(f"not sent: {problem}" if problem else f"{page}\n(an empty line ends your reply)", flush=True)
-    lines = [input("> ")]
-    while lines[-1].strip():
-        lines.append(input("  "))
+    try:
+        lines = [input("> ")]
+        while lines[-1].strip():
+            lines.append(input("  "))
+    except EOFError:
+        raise StoppedPlaying("you stopped playing the model (end of input) before the run ended") from None
     return "\n".join(lines)
 
 

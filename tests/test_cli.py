@@ -282,3 +282,28 @@ def test_a_whole_notebook_recording_replaces_the_cassette(tmp_path, monkeypatch,
     assert [r["response"]["content"][0]["text"] for r in read_cassette(cassette)] == ["Hello!"]
     assert sorted(p.name for p in cassette.parent.iterdir()) == ["lesson.jsonl"]
     assert capsys.readouterr().out.splitlines()[-1] == f"record finished: {cassette}"
+
+
+def run_cli(*args, typed=""):
+    return subprocess.run([sys.executable, "-m", "teachagent", *args], input=typed, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "TEACHAGENT_MODE": "offline"})
+
+
+def test_human_plays_the_research_agent_in_the_terminal():
+    typed = 'call search {"query": "KL divergence symmetric"}\n\nKL is not symmetric, so not a distance.\n\n'
+    done = run_cli("--human", typed=typed)
+    assert done.returncode == 0, done.stderr
+    assert "you are the model" in done.stdout and "=== call 2: the model reads c_2 = " in done.stdout
+    assert "kl-divergence" in done.stdout  # the real search tool answered the call typed at the prompt
+    assert "final answer: KL is not symmetric, so not a distance." in done.stdout
+
+
+def test_human_who_stops_typing_ends_the_run_in_one_line():
+    done = run_cli("--human", typed="")
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1].endswith("you stopped playing the model (end of input) before the run ended")
+
+
+def test_human_cannot_be_combined_with_a_live_mode():
+    done = run_cli("--human", "--mode", "replay", "--cassette", "x.jsonl")
+    assert done.returncode == 2 and "cannot be combined with --mode replay" in done.stderr
