@@ -111,7 +111,8 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
         model = script if isinstance(script, ScriptedModel) else ScriptedModel(script)
         banner = (
             f"offline mode: the model is a ScriptedModel ({model.describe()}), not Claude. "
-            "Tools, token counts and costs are real. For Claude: TEACHAGENT_MODE=live and ANTHROPIC_API_KEY."
+            "The tools run for real; token counts and costs are tiktoken estimates at list prices (Claude counts "
+            "more). For Claude: TEACHAGENT_MODE=live and ANTHROPIC_API_KEY."
         )
     if not quiet:
         print(f"[teachagent] {banner}")
