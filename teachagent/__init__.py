@@ -1,48 +1,85 @@
 """teachagent: the helper package of a course on how an AI agent works.
 
-Each module holds one idea and names the notebook that introduces it. Importing the
-package loads none of the heavy libraries (anthropic, tiktoken, matplotlib, ipywidgets);
-each is imported inside the function that needs it.
+Every lesson imports what it uses from here: `from teachagent import ...`. The names
+are grouped below by the lesson that introduces them; each module holds one idea and
+names its notebook. Course machinery (modes, replay, notebook runner, views, plots,
+widgets) sits beside the ideas and none of the ideas imports it (scripts/import_graph.py
+draws the graph). Importing the package loads none of the heavy libraries (anthropic,
+tiktoken, matplotlib, ipywidgets, jsonschema); each is imported inside the function that
+needs it.
 """
 
-from .agent import Agent, AgentError
-from .dispatch import Dispatcher
-from .messages import STOP_REASONS, Message, Response, StopReason, Text, ToolCall, ToolResult, Usage, show
-from .models import Model, ScriptedModel, ScriptExhausted, call, latest_results, tool_exchanges
+# lesson 1: a bare chat with a stateless model
+from .claude import Claude
+from .messages import (
+    OUTCOMES,
+    STOP_REASONS,
+    Message,
+    Outcome,
+    RedactedThinking,
+    Response,
+    StopReason,
+    Text,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    Usage,
+    latest_results,
+    show,
+    tool_exchanges,
+)
+from .models import Model, ScriptedModel, ScriptExhausted, call
 from .modes import select_model
-from .tokens import context_tokens, count_tokens, message_tokens
+from .tokens import context_tokens, count_tokens, message_tokens, tools_tokens
+
+# lesson 2: tools
+from .dispatch import Dispatcher
 from .tools import Tool, read_file_tool, tool
+
+# lesson 3: the agent loop, its record, and you as the model
+from .agent import Agent, AgentError
+from .human import HumanModel
 from .trace import Run, Step
 from .viz import StepViewer, run_html
+from .widgets import play
+
+# lesson 4: memory
+from .memory import MemoryStore, memory_tools
+from .plan import find_plan, write_plan
+
+# lesson 5: the research example
+from .research.calculator import calculate, evaluate
+from .research.corpus import Library
+from .research.researcher import QUESTION, kl_expression, read_everything, research_agent, search_and_excerpt, system_prompt
+
+# lesson 6: what the loop costs
+from .cost import PRICES, PRICES_CHECKED, Price, cached_usages, call_cost, compare_Z, fitted_d, predicted_total, run_cost
+from .plots import plot_cumulative, plot_growth, plot_task_success
+
+# lesson 7: how often a long task succeeds
+from .reliability import n50, n50_approx, step_success, task_success
+from .simulation import Estimate, flaky_agent, run_flaky_agents, simulate
+from .widgets import SuccessExplorer
 
 __all__ = [
-    "STOP_REASONS",
-    "Agent",
-    "AgentError",
-    "Dispatcher",
-    "Message",
-    "Model",
-    "Response",
-    "ScriptExhausted",
-    "ScriptedModel",
-    "Run",
-    "Step",
-    "StepViewer",
-    "StopReason",
-    "Text",
-    "Tool",
-    "ToolCall",
-    "ToolResult",
-    "Usage",
-    "call",
-    "context_tokens",
-    "count_tokens",
-    "latest_results",
-    "message_tokens",
-    "read_file_tool",
-    "run_html",
-    "select_model",
-    "show",
-    "tool",
-    "tool_exchanges",
+    # lesson 1
+    "Claude", "OUTCOMES", "STOP_REASONS", "Message", "Model", "Outcome", "RedactedThinking", "Response",
+    "ScriptExhausted", "ScriptedModel", "StopReason", "Text", "Thinking", "ToolCall", "ToolResult", "Usage",
+    "call", "context_tokens", "count_tokens", "latest_results", "message_tokens", "select_model", "show",
+    "tool_exchanges", "tools_tokens",
+    # lesson 2
+    "Dispatcher", "Tool", "read_file_tool", "tool",
+    # lesson 3
+    "Agent", "AgentError", "HumanModel", "Run", "Step", "StepViewer", "play", "run_html",
+    # lesson 4
+    "MemoryStore", "find_plan", "memory_tools", "write_plan",
+    # lesson 5
+    "Library", "QUESTION", "calculate", "evaluate", "kl_expression", "read_everything", "research_agent",
+    "search_and_excerpt", "system_prompt",
+    # lesson 6
+    "PRICES", "PRICES_CHECKED", "Price", "cached_usages", "call_cost", "compare_Z", "fitted_d", "plot_cumulative",
+    "plot_growth", "predicted_total", "run_cost",
+    # lesson 7
+    "Estimate", "SuccessExplorer", "flaky_agent", "n50", "n50_approx", "plot_task_success", "run_flaky_agents",
+    "simulate", "step_success", "task_success",
 ]

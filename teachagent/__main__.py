@@ -19,8 +19,10 @@ import os
 import sys
 
 from .agent import FINAL, AgentError
-from .errors import CourseError
+from .display import shorten
+from .errors import CourseError, SettingError, check_number
 from .human import HumanModel
+from .messages import OUTCOMES
 from .models import ScriptedModel
 from .modes import MODES, select_model
 from .replay import CassetteError, Recorder
@@ -29,20 +31,13 @@ from .research.researcher import QUESTION, STRATEGIES, research_agent
 from .tokens import count_tokens
 from .trace import Run, Step
 
-NO_ANSWER = {  # why a run ended without an answer, by outcome
-    "max_steps": "the step budget ran out before an answer", "error": "a model call failed",
-    "max_context_tokens": "the context grew past the agent's limit", "refusal": "the model refused",
-    "max_input_tokens": "the run's token budget would have been exceeded",
-    "max_dollars": "the run's dollar budget would have been exceeded",
-    "max_tokens": "the model's reply was cut at max_tokens",
-    "model_context_window_exceeded": "the context no longer fits the model's window",
-}
 
 
 def at_least_one(text: str) -> int:
-    if not text.strip().isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {text!r}")
-    return int(text)
+    try:
+        return check_number("the value", int(text) if text.strip().isdigit() else text, whole=True, at_least=1)
+    except SettingError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("the value ")) from None
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -66,28 +61,27 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def short(text: str, width: int = 100) -> str:
-    """The first line of `text`, cut to `width` characters; " …" marks that there is more."""
-    line = (text.strip().splitlines() or [""])[0]
-    return line[: width - 1] + " …" if len(line) > width or "\n" in text.strip() else line
+def one_line(text: str, width: int = 100) -> str:
+    """`text` on one line (its whitespace collapsed), shortened to `width` characters."""
+    return shorten(" ".join(text.split()), width)
 
 
 def print_step(step: Step, run: Run) -> None:
     """The `on_step` hook: one step, printed as soon as the agent has taken it."""
     print(f"\nstep {step.index}: c_{step.index} = {step.context_tokens} tokens, Z = {run.Z}")
     for thought in step.response.thoughts:
-        print(f"  thought: {short(thought.thinking) if getattr(thought, 'thinking', '') else '(hidden)'}")
+        print(f"  thought: {one_line(thought.thinking) if getattr(thought, 'thinking', '') else '(hidden)'}")
     if step.response.stop_reason in FINAL:
         print("  model: (final answer, below)")
     elif step.response.text:
         print(f"  model: {step.response.text}")
     results = {r.tool_use_id: r for r in step.results}
     for call in step.response.tool_calls:
-        print(f"  call:  {call.name} {short(json.dumps(call.input, ensure_ascii=False), 200)}")
+        print(f"  call:  {call.name} {one_line(json.dumps(call.input, ensure_ascii=False), 200)}")
         if call.id in results:
             result = results[call.id]
             error = "ERROR " if result.is_error else ""
-            print(f"  got:   {error}{short(result.content)}  [{count_tokens(result.content)} tokens]")
+            print(f"  got:   {error}{one_line(result.content)}  [{count_tokens(result.content)} tokens]")
     sys.stdout.flush()
 
 
@@ -161,7 +155,7 @@ def research_main(argv: list[str]) -> int:
         print("teachagent: " + " ".join(str(error).split()), file=sys.stderr)  # one line, no traceback
         run = error.run
     print(f"\nfinal answer: {run.answer}" if run.outcome == "answer" else
-          f"\nno answer: {NO_ANSWER.get(run.outcome, 'the run stopped')} (after {len(run.steps)} of {args.max_steps} steps)")
+          f"\nno answer: {OUTCOMES[run.outcome]} (after {len(run.steps)} of {args.max_steps} steps)")
     print(f"outcome: {run.outcome}\nK = {len(run.steps)} steps, Z = Σ c_k = {run.Z} tokens", flush=True)
 
     code = 0 if run.outcome == "answer" else 1

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from .dispatch import Dispatcher
-from .errors import CourseError
+from .errors import CourseError, SettingError, check_number
 from .messages import Message, Usage
 from .models import Model, ScriptedModel
 from .tokens import context_tokens, message_tokens
@@ -74,14 +74,13 @@ class Agent:
     runs: list[Run] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.max_steps, int) or self.max_steps < 1:
-            raise ValueError(f"max_steps must be an int of at least 1, got {self.max_steps!r}")
+        check_number("max_steps", self.max_steps, whole=True, at_least=1)
+        check_number("max_tokens", self.max_tokens, whole=True, at_least=1)
         for name in ("max_context_tokens", "max_input_tokens", "max_dollars"):
-            limit = getattr(self, name)
-            if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float)) or limit < 0):
-                raise ValueError(f"{name} must be a non-negative number or None, got {limit!r}")
+            if getattr(self, name) is not None:
+                check_number(name, getattr(self, name), at_least=0)
         if self.max_dollars is not None and self.price is None:
-            raise ValueError("max_dollars needs a price, e.g. price=teachagent.cost.PRICES['claude-haiku-5-5']")
+            raise SettingError("max_dollars needs a price, e.g. price=teachagent.cost.PRICES['claude-haiku-5-5']")
         self.dispatcher = Dispatcher(self.tools)
 
     def __repr__(self) -> str:

@@ -22,7 +22,7 @@ import threading
 import unicodedata
 from typing import Any
 
-from .errors import CourseError
+from .errors import CourseError, check_number
 from .messages import (
     STOP_REASONS,
     Message,
@@ -86,9 +86,7 @@ class Claude:
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         self.name = model or os.environ.get("TEACHAGENT_CLAUDE_MODEL") or DEFAULT_MODEL
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
-            raise ValueError(f"timeout must be a positive, finite number of seconds, got {timeout!r}")
-        self.timeout = float(timeout)
+        self.timeout = float(check_number("timeout", timeout, above=0, unit="seconds"))
         key = checked_key(api_key or os.environ.get("ANTHROPIC_API_KEY"))
         import anthropic
 

@@ -19,46 +19,43 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .errors import check_number
 from .messages import Usage
 from .trace import Run
 
 
-def context_sizes(run: Run) -> list[int]:
-    """c_1, ..., c_K: the tokens each call read (our tiktoken count)."""
-    return [step.context_tokens for step in run.steps]
-
-
 @dataclass
-class TokenTotal:
-    """Z for one run: counted with tiktoken, and as the API reported it when the run was live."""
+class ZComparison:
+    """Z for one run as we counted it (tiktoken), beside the API's own count when the run was live."""
 
     counted: int
     reported: int | None = None
 
     def __repr__(self) -> str:
         if self.reported is None:
-            return f"TokenTotal(counted={self.counted:,})"
-        off = "" if self.error is None else f", off by {self.error:+.1%}"
-        return f"TokenTotal(counted={self.counted:,}, reported={self.reported:,}{off})"
+            return f"ZComparison(counted={self.counted:,})"
+        off = "" if self.relative_difference is None else f", off by {self.relative_difference:+.1%}"
+        return f"ZComparison(counted={self.counted:,}, reported={self.reported:,}{off})"
 
     @property
-    def error(self) -> float | None:
+    def relative_difference(self) -> float | None:
         """How far our count is from the API's: (counted - reported) / reported."""
         return None if not self.reported else (self.counted - self.reported) / self.reported
 
 
-def total_input_tokens(run: Run) -> TokenTotal:
-    """Z = Σ c_k. A scripted model's usage is our own count, so only live runs have a `reported` Z."""
-    counted = run.Z
+def compare_Z(run: Run) -> ZComparison:
+    """`run.Z`, and the API's Σ of input tokens over the run's calls. A scripted model's usage
+    is our own count, so only live runs have a `reported` Z."""
     if run.scripted:
-        return TokenTotal(counted)
-    return TokenTotal(counted, sum(step.response.usage.total_input_tokens for step in run.steps))
+        return ZComparison(run.Z)
+    return ZComparison(run.Z, sum(step.response.usage.total_input_tokens for step in run.steps))
 
 
 def predicted_total(K: int, c1: float, d: float) -> float:
     """Z = K c_1 + d K (K - 1) / 2: the total when every call adds d tokens to the context."""
-    if not isinstance(K, int) or K < 1 or not (c1 >= 0 and d >= 0):  # `not >=` also catches NaN
-        raise ValueError(f"need K >= 1, c1 >= 0 and d >= 0; got K={K}, c1={c1}, d={d}")
+    check_number("K", K, whole=True, at_least=1)
+    check_number("c1", c1, at_least=0)
+    check_number("d", d, at_least=0)
     return K * c1 + d * K * (K - 1) / 2
 
 
@@ -143,47 +140,8 @@ def cached_usages(run: Run) -> list[Usage]:
     Call 1 writes its whole context. (Real caches also need a minimum prefix length and
     expire after five minutes unused; this is the arithmetic of the ideal case.)
     """
-    sizes, usages, cached = context_sizes(run), [], 0
+    sizes, usages, cached = run.context_sizes, [], 0
     for size, step in zip(sizes, run.steps):
         usages.append(Usage(0, step.response.usage.output_tokens, cached, size - cached))
         cached = size
     return usages
-
-
-# --- plots ----------------------------------------------------------------------------
-
-
-def plot_growth(runs: dict[str, Run], ax=None):
-    """c_k over k for each run, beside the straight line c_1 + (k - 1) d of its fitted d."""
-    import matplotlib.pyplot as plt
-
-    ax = ax or plt.subplots(figsize=(6, 3.2))[1]
-    for label, run in runs.items():
-        sizes = context_sizes(run)
-        ks = range(1, len(sizes) + 1)
-        line = ax.plot(ks, sizes, "o-", label=f"{label}: measured")[0]
-        if len(sizes) > 1:
-            d = fitted_d(sizes)
-            ax.plot(ks, [sizes[0] + (k - 1) * d for k in ks], "--", color=line.get_color(), label=f"{label}: c₁ + (k−1)d")
-    ax.set_xlabel("model call k")
-    ax.set_ylabel("context c_k (tokens)")
-    ax.legend(fontsize=8)
-    return ax
-
-
-def plot_cumulative(run: Run, ax=None):
-    """Z after each call, measured and as the theorem predicts it from c_1 and the fitted d."""
-    import matplotlib.pyplot as plt
-
-    ax = ax or plt.subplots(figsize=(6, 3.2))[1]
-    sizes = context_sizes(run)
-    if not sizes:
-        return ax
-    d = fitted_d(sizes) if len(sizes) > 1 else 0.0
-    ks = range(1, len(sizes) + 1)
-    ax.plot(ks, [sum(sizes[:k]) for k in ks], "o-", label="measured Σ c_k")
-    ax.plot(ks, [predicted_total(k, sizes[0], d) for k in ks], "--", label="predicted k c₁ + d k(k−1)/2")
-    ax.set_xlabel("model calls so far")
-    ax.set_ylabel("Z, input tokens read so far")
-    ax.legend(fontsize=8)
-    return ax

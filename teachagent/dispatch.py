@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Iterable
 
+from .display import shorten
 from .messages import ToolCall, ToolResult
 from .tools import Tool
 
@@ -62,12 +63,12 @@ class Dispatcher:
         tool = self._tools.get(name) if isinstance(name, str) else None
         if tool is None:
             available = ", ".join(map(repr, self._tools)) or "none"
-            return error(f"there is no tool named {_shorten(repr(name), 100)}; the available tools are: {available}")
+            return error(f"there is no tool named {shorten(repr(name), 100)}; the available tools are: {available}")
         if not isinstance(tool_input, dict):
             return error(f"the input to {name!r} must be a JSON object, got {type(tool_input).__name__}")
 
         problems = [
-            _shorten(f"input{e.json_path[1:]}: {e.message}") for e in self._validators[name].iter_errors(tool_input)
+            shorten(f"input{e.json_path[1:]}: {e.message}", MAX_PROBLEM_CHARS) for e in self._validators[name].iter_errors(tool_input)
         ]
         if problems:
             if len(problems) > MAX_PROBLEMS:
@@ -113,8 +114,3 @@ def _run(tool: Tool, tool_input: dict[str, Any]) -> tuple[str, bool]:
     if not isinstance(value, str):
         return f"tool {tool.name!r} returned {type(value).__name__}, not str; a tool must return text", True
     return value, False
-
-
-def _shorten(text: str, limit: int = MAX_PROBLEM_CHARS) -> str:
-    """`text`, cut to `limit` characters: error messages quote what the model sent, which may be huge."""
-    return text if len(text) <= limit else text[: limit - 3] + "..."

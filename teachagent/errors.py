@@ -1,13 +1,22 @@
-"""Errors a learner can cause, shown as one short message (course machinery, used by every lesson).
+"""Errors a learner can cause, and the one check every numeric setting goes through.
+
+Course machinery used by every lesson; it imports nothing else from teachagent.
 
 A learner who has no API key, no cassette, or who edited a prompt that a recording must
 match needs one line that says what happened and what to do, not thirty lines of the
 library's insides ending in that line. IPython shows an exception through its
 `_render_traceback_` method when the exception has one, so each of these errors renders
 as its own message. In a terminal they print the usual way.
+
+Numbers a person or a model sets (budgets, timeouts, `max_tokens`, probabilities, sizes)
+all pass `check_number`, so a NaN, an infinity, a bool or a string gets the same kind of
+message wherever it is typed.
 """
 
 from __future__ import annotations
+
+import math
+from typing import Any
 
 
 class CourseError(Exception):
@@ -15,3 +24,53 @@ class CourseError(Exception):
 
     def _render_traceback_(self) -> list[str]:
         return [f"{type(self).__name__}: {self}"]
+
+
+class SettingError(CourseError, ValueError):
+    """A setting was given a value it cannot take."""
+
+
+def check_number(
+    name: str,
+    value: Any,
+    *,
+    whole: bool = False,
+    at_least: float | None = None,
+    above: float | None = None,
+    at_most: float | None = None,
+    below: float | None = None,
+    unit: str = "",
+) -> Any:
+    """`value` itself if it is a finite number in range for the setting `name`; a `SettingError` otherwise.
+
+    `whole` asks for an int; `at_least`/`above` and `at_most`/`below` bound it. Bools are refused
+    (True is not a budget), and so are NaN and the infinities.
+    """
+    wanted = "a whole number" if whole else "a number"
+    if at_least is not None and at_most is not None:
+        wanted += f" between {at_least:g} and {at_most:g}"
+    else:
+        if above is not None:
+            wanted += f" above {above:g}"
+        elif at_least is not None:
+            wanted += f" of at least {at_least:g}"
+        joined = " and" if above is not None or at_least is not None else ""
+        if below is not None:
+            wanted += f"{joined} below {below:g}"
+        elif at_most is not None:
+            wanted += f"{joined} at most {at_most:g}"
+    wanted += f" {unit}" if unit else ""
+    kinds = (int,) if whole else (int, float)
+    usable = (
+        isinstance(value, kinds)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and (above is None or value > above)
+        and (at_least is None or value >= at_least)
+        and (at_most is None or value <= at_most)
+        and (below is None or value < below)
+    )
+    if not usable:
+        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+        raise SettingError(f"{name} must be {wanted}, got {shown}")
+    return value

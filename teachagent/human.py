@@ -15,26 +15,22 @@ way an API would refuse it, and costs no step.
 
 Three ways to play:
 - in a terminal, `HumanModel()` asks with `input()` (`python -m teachagent --human`);
-- in JupyterLab, `play(agent, task)` shows a widget and runs the loop on a helper thread,
-  so the kernel stays free to receive the button's clicks (a cell that blocks on
-  `input()` or a busy loop would never see them);
+- in JupyterLab, `play(agent, task)` (widgets.py) shows a widget and runs the loop on a
+  helper thread, so the kernel stays free to receive the button's clicks (a cell that
+  blocks on `input()` or a busy loop would never see them);
 - `HumanModel(answers=[...])` plays prepared replies, printing each page and answer as if
   typed: how a lesson's "you are the model" section runs when nobody is there to type.
 """
 
 from __future__ import annotations
 
-import html
 import json
-import queue
-import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .errors import CourseError
 from .messages import Message, Response, Text, ToolCall, ToolResult, Usage
 from .tokens import block_tokens, context_tokens
-from .trace import Run
 
 HOW_TO_REPLY = 'your reply: text for a final answer, or one line per tool call: call NAME {"json": "input"}'
 
@@ -170,81 +166,3 @@ class HumanModel:
             return block
         self._ids += 1
         return ToolCall(f"toolu_you_{self._ids:03d}", block.name, block.input)
-
-
-@dataclass(repr=False)
-class Session:
-    """One run in which a person plays the model in a notebook widget.
-
-    The loop runs on a helper thread and waits for the Send button; `run` is the finished
-    `Run` (None while it goes on), `error` whatever stopped it otherwise.
-    """
-
-    page: Any
-    problem: Any
-    reply: Any
-    send: Any
-    widget: Any
-    replies: queue.Queue = field(default_factory=queue.Queue)
-    run: Run | None = None
-    error: BaseException | None = None
-    thread: threading.Thread | None = None
-
-    def __repr__(self) -> str:
-        state = "waiting for your reply" if self.run is None and self.error is None else (
-            f"finished: {self.run!r}" if self.run else f"stopped: {self.error}")
-        return f"Session({state})"
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = repr(self)
-        return bundle
-
-    def type_and_send(self, typed: str) -> None:
-        """What the Send button does: hand the typed reply to the waiting loop."""
-        self.replies.put(typed)
-
-
-def play(agent: Any, task: str) -> Session:
-    """Let the person in front of the notebook play `agent`'s model for one run on `task`.
-
-    `agent.model` must be a `HumanModel`; its `ask` and `show` are pointed at the widget.
-    """
-    import ipywidgets as widgets
-
-    if not isinstance(agent.model, HumanModel):
-        raise TypeError(f"play() needs an Agent whose model is a HumanModel, got {agent.model!r}")
-    session = Session(
-        page=widgets.Textarea(disabled=True, layout=widgets.Layout(width="100%", height="320px")),
-        problem=widgets.HTML(),
-        reply=widgets.Textarea(placeholder='The answer, or: call read_file {"path": "index.md"}',
-                               layout=widgets.Layout(width="100%", height="80px")),
-        send=widgets.Button(description="Send", button_style="primary"),
-        widget=None,
-    )
-    session.widget = widgets.VBox([session.page, session.problem, session.reply, session.send])
-
-    def ask(page: str, problem: str | None) -> str:  # runs on the loop's thread, which waits here for a click
-        session.page.value = page
-        session.problem.value = f"<b style='color:#b00'>not sent:</b> {html.escape(problem)}" if problem else ""
-        return session.replies.get()
-
-    def on_send(_: Any) -> None:
-        typed, session.reply.value = session.reply.value, ""
-        session.type_and_send(typed)
-
-    def loop() -> None:
-        try:
-            session.run = agent.run(task)
-            session.page.value = f"The run is over: {session.run.outcome}. Look at it with StepViewer(session.run)."
-        except Exception as error:  # shown in the widget: the kernel's main thread is not there to see it
-            session.error = error
-            session.page.value = f"The run stopped: {type(error).__name__}: {error}"
-        session.send.disabled = True
-
-    agent.model.answers = None
-    agent.model.ask, agent.model.show = ask, lambda problem: None
-    session.send.on_click(on_send)
-    session.thread = threading.Thread(target=loop, name="teachagent-you-are-the-model", daemon=True)
-    session.thread.start()
-    return session

@@ -4,7 +4,7 @@ Four parts of a run are called memory, and none of them is inside the model:
 
 - the **plan** is text: a numbered list the agent writes as one of its steps and rewrites
   as it goes, ticking off what is done. Nothing enforces it; the model reads it like any
-  other part of the context. `find_plan` picks it out of a step so views can show it.
+  other part of the context. plan.py reads and writes it.
 - **working memory** is the context c_k of one session. It ends with the session and is
   bounded by what the model can read (see `Agent(max_context_tokens=...)`).
 - **long-term memory** is data kept outside the model and the context, here a SQLite
@@ -23,25 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .tools import Tool, tool
-
-# A plan is a line "Plan:" followed by numbered items, each "[x]" (done) or "[ ]" (to do).
-PLAN = re.compile(r"^Plan:\s*\n((?:\s*\d+\.\s*\[[ xX]\].*(?:\n|$))+)", re.MULTILINE)
-PLAN_ITEM = re.compile(r"^\s*\d+\.\s*\[([ xX])\]\s*(.*)$", re.MULTILINE)
-
-
-def find_plan(text: str) -> list[tuple[bool, str]] | None:
-    """The plan written in `text` as (done, item) pairs, or None if the text holds no plan."""
-    match = PLAN.search(text)
-    if not match:
-        return None
-    return [(mark.lower() == "x", item.strip()) for mark, item in PLAN_ITEM.findall(match[1])]
-
-
-def write_plan(items: list[tuple[bool, str]]) -> str:
-    """The text of a plan, in the form `find_plan` reads back."""
-    lines = [f"{i}. [{'x' if done else ' '}] {item}" for i, (done, item) in enumerate(items, start=1)]
-    return "Plan:\n" + "\n".join(lines)
-
 
 class MemoryStoreError(RuntimeError):
     """The memory file cannot be used (corrupt, not a database, or locked); it was left as it was."""

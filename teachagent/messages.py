@@ -39,6 +39,35 @@ StopReason = Literal[
 ]
 STOP_REASONS: tuple[str, ...] = get_args(StopReason)
 
+# How an agent's run ended (`Run.outcome`): an answer, a budget of the agent, a failed
+# call, or the stop reason that ended it without an answer.
+Outcome = Literal[
+    "running",
+    "answer",
+    "max_steps",
+    "max_context_tokens",
+    "max_input_tokens",
+    "max_dollars",
+    "error",
+    "max_tokens",
+    "refusal",
+    "model_context_window_exceeded",
+    "tool_use",
+]
+OUTCOMES: dict[str, str] = {  # each outcome in words, for the terminal demo and the step viewer
+    "running": "the loop is still going",
+    "answer": "the model gave a final answer",
+    "max_steps": "the step budget ran out before an answer",
+    "max_context_tokens": "the context grew past the agent's limit",
+    "max_input_tokens": "the run's token budget would have been exceeded",
+    "max_dollars": "the run's dollar budget would have been exceeded",
+    "error": "a model call failed",
+    "max_tokens": "the model's reply was cut at max_tokens",
+    "refusal": "the model refused",
+    "model_context_window_exceeded": "the context no longer fits the model's window",
+    "tool_use": "the model stopped to call a tool but wrote no call",
+}
+
 
 @dataclass
 class Text:
@@ -339,6 +368,20 @@ class Response:
             Usage.from_dict(d.get("usage", {})),
             d.get("model", ""),
         )
+
+
+def latest_results(messages: list[Message]) -> list[ToolResult]:
+    """The tool results in the last message: what a scripted policy reacts to."""
+    if not messages:
+        return []
+    return [b for b in messages[-1].content if isinstance(b, ToolResult)]
+
+
+def tool_exchanges(messages: list[Message]) -> list[tuple[ToolCall, ToolResult]]:
+    """Every tool call so far with the result that came back for it, in order: all a policy has seen."""
+    calls = {b.id: b for m in messages for b in m.content if isinstance(b, ToolCall)}
+    return [(calls[b.tool_use_id], b) for m in messages for b in m.content
+            if isinstance(b, ToolResult) and b.tool_use_id in calls]
 
 
 def request_body(

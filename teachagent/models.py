@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Union, runtime_checkable
 
-from .errors import CourseError
+from .errors import CourseError, check_number
 from .messages import Message, OtherBlock, RedactedThinking, Response, Text, Thinking, ToolCall, ToolResult, Usage
 from .tokens import block_tokens, context_tokens, encoding
 
@@ -51,20 +51,6 @@ def call(tool: str, /, **input: Any) -> ToolCall:
     The id is left empty; the scripted model gives each call a unique one when it plays it.
     """
     return ToolCall("", tool, input)
-
-
-def latest_results(messages: list[Message]) -> list[ToolResult]:
-    """The tool results in the last message: what a scripted policy reacts to."""
-    if not messages:
-        return []
-    return [b for b in messages[-1].content if isinstance(b, ToolResult)]
-
-
-def tool_exchanges(messages: list[Message]) -> list[tuple[ToolCall, ToolResult]]:
-    """Every tool call so far with the result that came back for it, in order: all a policy has seen."""
-    calls = {b.id: b for m in messages for b in m.content if isinstance(b, ToolCall)}
-    return [(calls[b.tool_use_id], b) for m in messages for b in m.content
-            if isinstance(b, ToolResult) and b.tool_use_id in calls]
 
 
 def _as_response(reply: Reply) -> Response:
@@ -140,8 +126,7 @@ class ScriptedModel:
     def complete(
         self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = 1024
     ) -> Response:
-        if not isinstance(max_tokens, int) or max_tokens < 1:
-            raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
+        check_number("max_tokens", max_tokens, whole=True, at_least=1)
         if not callable(self.script) and self.played >= len(self.script):
             raise ScriptExhausted(
                 f"ScriptedModel {self.name!r} has {len(self.script)} steps and was asked for step "

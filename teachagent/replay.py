@@ -25,6 +25,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from .display import shorten
 from .errors import CourseError
 from .messages import Message, Response, Usage, request_body
 from .models import Model
@@ -298,10 +299,14 @@ def nearest(asked: dict, recorded: list[dict]) -> int:
     return max(range(len(recorded)), key=lambda i: likeness(recorded[i]))
 
 
+def _shown(value: Any) -> str:
+    return shorten(json.dumps(value, ensure_ascii=False), 80)
+
+
 def first_difference(recorded: Any, asked: Any, where: str = "request") -> str | None:
     """Where two JSON values first differ, in words, or None if they are equal."""
     if type(recorded) is not type(asked):
-        return f"{where} was {_short(recorded)} when recorded, now {_short(asked)}"
+        return f"{where} was {_shown(recorded)} when recorded, now {_shown(asked)}"
     if isinstance(recorded, dict):
         for key in sorted(set(recorded) | set(asked)):
             if key not in recorded or key not in asked:
@@ -318,9 +323,4 @@ def first_difference(recorded: Any, asked: Any, where: str = "request") -> str |
         if len(recorded) != len(asked):
             return f"{where} had {len(recorded)} items when recorded, now {len(asked)}"
         return None
-    return None if recorded == asked else f"{where} was {_short(recorded)} when recorded, now {_short(asked)}"
-
-
-def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return None if recorded == asked else f"{where} was {_shown(recorded)} when recorded, now {_shown(asked)}"

@@ -8,8 +8,8 @@ how to call it. The procedure stays with us: the model only *writes* a call, a n
 plus an input, and our code decides whether to run it (see dispatch.py).
 
 `@tool` builds a `Tool` from an ordinary function, reading the schema off its type
-hints and its docstring, so what the model is told and the code that runs cannot drift
-apart. `read_file_tool` is the first real tool of the course: it reads text files in
+hints and its docstring (schema.py does the reading), so what the model is told and the
+code that runs cannot drift apart. `read_file_tool` is the first real tool of the course: it reads text files in
 one folder and refuses everything outside it.
 """
 
@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import inspect
 import itertools
-import json
 import re
-import types
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Literal, Union, get_args, get_origin, get_type_hints
+from typing import Any, Callable
+
+from .display import shorten
+from .errors import check_number
+from .schema import parse_docstring, schema_from_signature
 
 # What the Messages API accepts as a tool name.
 NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
@@ -59,12 +61,8 @@ class Tool:
             )
         if not callable(self.fn):
             raise TypeError(f"the fn of tool {self.name!r} must be callable, got {self.fn!r}")
-        if self.timeout is not None and (
-            isinstance(self.timeout, bool) or not isinstance(self.timeout, (int, float)) or not self.timeout > 0
-        ):
-            raise ValueError(
-                f"the timeout of tool {self.name!r} must be a positive number of seconds or None, got {self.timeout!r}"
-            )
+        if self.timeout is not None:
+            check_number(f"the timeout of tool {self.name!r}", self.timeout, above=0, unit="seconds (or None)")
 
     @property
     def spec(self) -> dict[str, Any]:
@@ -95,7 +93,7 @@ def tool(
         raise TypeError(f"@tool decorates a function, got {fn!r}; to choose a name write @tool(name=...)")
 
     def make(f: Callable[..., str]) -> Tool:
-        summary, arg_docs = _parse_docstring(inspect.getdoc(f))
+        summary, arg_docs = parse_docstring(inspect.getdoc(f))
         return Tool(
             name=name if name is not None else f.__name__,
             description=description if description is not None else summary,
@@ -105,147 +103,6 @@ def tool(
         )
 
     return make(fn) if fn is not None else make
-
-
-# --- from a Python signature to a JSON schema ---------------------------------------
-
-_JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
-
-
-class _Unsupported(Exception):
-    """A type hint with no JSON-schema form here."""
-
-
-def schema_from_signature(fn: Callable[..., Any], arg_docs: dict[str, str] | None = None) -> dict[str, Any]:
-    """The JSON schema for calling `fn` with keyword arguments, from its type hints.
-
-    A parameter with a default may be left out by the model, so it is not `required`.
-    The schema rejects keys that are not parameters (`additionalProperties: false`).
-    """
-    arg_docs = arg_docs or {}
-    fn_name = getattr(fn, "__qualname__", repr(fn))
-    override = "pass schema= to @tool to write the schema yourself"
-    try:
-        hints = get_type_hints(fn)
-    except Exception as exc:  # e.g. a hint naming a type that does not exist
-        raise TypeError(f"cannot read the type hints of {fn_name}(): {exc}; {override}") from exc
-
-    parameters = inspect.signature(fn).parameters
-    for documented in arg_docs:
-        if documented not in parameters:
-            raise TypeError(f"the docstring of {fn_name}() describes {documented!r}, which is not a parameter")
-
-    properties: dict[str, Any] = {}
-    required: list[str] = []
-    for p in parameters.values():
-        where = f"parameter {p.name!r} of {fn_name}()"
-        if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
-            raise TypeError(f"{where} is {p}: a tool is called with named arguments only; {override}")
-        if p.name not in hints:
-            raise TypeError(f"{where} has no type hint, so its JSON schema is unknown; add one or {override}")
-        hint = hints[p.name]
-        try:
-            prop = _schema_for(hint)
-        except _Unsupported:
-            raise TypeError(
-                f"{where} has type {_type_name(hint)}, which has no JSON-schema form here "
-                f"(supported: str, int, float, bool, list[...], Literal[...], X | None); {override}"
-            ) from None
-        if _is_optional(hint) and p.default is p.empty:
-            raise TypeError(
-                f"{where} is {_type_name(hint)} without a default: the model may leave it out, and then "
-                f"{fn_name}() would be called without it; give it a default, e.g. {p.name}: {_type_name(hint)} = None"
-            )
-        if p.name in arg_docs:
-            prop["description"] = arg_docs[p.name]
-        if p.default is p.empty:
-            required.append(p.name)
-        elif _is_json(p.default):
-            prop["default"] = p.default
-        properties[p.name] = prop
-
-    schema: dict[str, Any] = {"type": "object", "properties": properties}
-    if required:
-        schema["required"] = required
-    schema["additionalProperties"] = False
-    return schema
-
-
-def _schema_for(hint: Any) -> dict[str, Any]:
-    """The JSON schema of one type hint; raises _Unsupported for anything else."""
-    if hint in _JSON_TYPES:
-        return {"type": _JSON_TYPES[hint]}
-    origin, args = get_origin(hint), get_args(hint)
-    if hint is list or origin is list:
-        return {"type": "array", "items": _schema_for(args[0])} if args else {"type": "array"}
-    if origin is Literal:
-        kinds = {_JSON_TYPES.get(type(a)) for a in args}
-        if len(kinds) != 1 or None in kinds:  # mixed kinds, or a value JSON has no type for
-            raise _Unsupported
-        return {"type": kinds.pop(), "enum": list(args)}
-    if _is_optional(hint):
-        (inner,) = [a for a in args if a is not type(None)]
-        schema = _schema_for(inner)
-        # the function accepts None, so the model may send null
-        schema["type"] = [schema["type"], "null"]
-        if "enum" in schema:
-            schema["enum"] = [*schema["enum"], None]
-        return schema
-    raise _Unsupported
-
-
-def _is_optional(hint: Any) -> bool:
-    """True for Optional[X] and X | None, with exactly one X."""
-    args = get_args(hint)
-    return get_origin(hint) in (Union, types.UnionType) and len(args) == 2 and type(None) in args
-
-
-def _is_json(value: Any) -> bool:
-    """Whether `value` can be written as JSON, as a default in the schema must be."""
-    try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError):
-        return False
-    return True
-
-
-def _type_name(hint: Any) -> str:
-    return hint.__name__ if isinstance(hint, type) else str(hint).replace("typing.", "")
-
-
-_ARGS_HEADERS = ("Args:", "Arguments:")
-_SECTION_HEADERS = _ARGS_HEADERS + ("Returns:", "Raises:", "Yields:", "Example:", "Examples:", "Note:", "Notes:")
-_ARG_LINE = re.compile(r"(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)")  # "path: text" or "path (str): text"
-
-
-def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
-    """Split a Google-style docstring into its first paragraph and its `Args:` entries."""
-    if not doc:
-        return "", {}
-    lines = inspect.cleandoc(doc).splitlines()
-
-    summary = []
-    for line in lines:
-        if not line.strip() or line.strip() in _SECTION_HEADERS:
-            break
-        summary.append(line.strip())
-
-    args: dict[str, str] = {}
-    in_args, current, entry_indent = False, None, 0
-    for line in lines:
-        text, indent = line.strip(), len(line) - len(line.lstrip())
-        if not text:
-            continue
-        if indent == 0:  # an unindented line starts a section (or is the summary)
-            in_args, current = text in _ARGS_HEADERS, None
-        elif in_args:
-            entry = _ARG_LINE.fullmatch(text)
-            if entry and (current is None or indent <= entry_indent):
-                current, entry_indent = entry[1], indent
-                args[current] = entry[2]
-            elif current is not None:  # a continuation line, indented deeper than its entry
-                args[current] = f"{args[current]} {text}".strip()
-    return " ".join(summary), args
 
 
 # --- the first tool: reading files in one folder ------------------------------------
@@ -264,8 +121,7 @@ def read_file_tool(root: str | Path, max_chars: int = 20_000, name: str = "read_
         raise FileNotFoundError(f"read_file_tool: the folder {str(root)!r} does not exist")
     if not folder.is_dir():
         raise NotADirectoryError(f"read_file_tool: {str(root)!r} is a file; give the folder the tool may read")
-    if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1:
-        raise ValueError(f"read_file_tool: max_chars must be a positive int, got {max_chars!r}")
+    check_number("read_file_tool: max_chars", max_chars, whole=True, at_least=1)
 
     @tool(name=name)
     def read_file(path: str) -> str:
@@ -281,7 +137,7 @@ def read_file_tool(root: str | Path, max_chars: int = 20_000, name: str = "read_
 
 def _read_text(folder: Path, path: str, max_chars: int) -> str:
     """The text of the file at `path` inside `folder`, or a ValueError worded for the model."""
-    shown = repr(path if len(path) <= 100 else path[:100] + "...")
+    shown = repr(shorten(path, 100))
     if Path(path).anchor:
         raise ValueError(f"path {shown} is absolute; use a path relative to the folder, such as 'notes.txt'")
     try:

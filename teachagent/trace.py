@@ -7,7 +7,7 @@ many tokens the model read (c_k), what it wrote (v_k), what the tools returned (
 A `Run` keeps them all, plus how the run ended.
 
 Everything that looks at a run afterwards (the step viewer, the cost analysis, saving
-to JSON, replay) reads a `Run` and nothing else.
+to JSON, replay) reads a `Run` and nothing else; this module needs none of them.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .messages import Message, Response, ToolResult, block_from_dict
+from .messages import Message, Outcome, Response, ToolResult, block_from_dict
 from .tokens import count_tokens, message_tokens, tools_tokens
 
 FORMAT = "teachagent.run/1"
@@ -64,10 +64,7 @@ class Step:
 class Run:
     """One run of an agent on one task, from c_1 to the stop.
 
-    `outcome` is "answer" when the model gave a final answer, "max_steps" when the step
-    budget ran out first, "max_context_tokens", "max_input_tokens" or "max_dollars"
-    when the next call could have broken that budget of the agent, "running" while the loop is going, "error" when a model call
-    failed, or the stop reason that ended the run ("max_tokens", "refusal", ...).
+    `outcome` says how it ended; `teachagent.messages.OUTCOMES` lists every outcome in words.
     """
 
     task: str
@@ -76,7 +73,7 @@ class Run:
     tools: list[dict[str, Any]] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     answer: str | None = None
-    outcome: str = "running"
+    outcome: Outcome = "running"
     scripted: bool = False  # True when a ScriptedModel played the model, so no view can pass it off as Claude
     notes: list[str] = field(default_factory=list)  # what the loop noticed on the way, e.g. a block type it does not know
 
@@ -91,7 +88,12 @@ class Run:
     @property
     def Z(self) -> int:
         """Z = c_1 + ... + c_K: every input token the model read over the run (our count)."""
-        return sum(step.context_tokens for step in self.steps)
+        return sum(self.context_sizes)
+
+    @property
+    def context_sizes(self) -> list[int]:
+        """c_1, ..., c_K: the tokens each call read (our count), in order."""
+        return [step.context_tokens for step in self.steps]
 
     @property
     def messages(self) -> list[Message]:
@@ -142,11 +144,6 @@ class Run:
             )
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"not a saved Run: {type(error).__name__}: {error}") from None
-
-    def _repr_html_(self) -> str:
-        from .viz import run_html
-
-        return run_html(self)
 
 
 def composition(run: Run, k: int) -> list[tuple[str, int]]:

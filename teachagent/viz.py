@@ -2,13 +2,13 @@
 
 For each step k the view shows what the model read (c_k, drawn as a bar made of the
 system prompt and tools, the task, and every earlier model step v_j and observation
-N(v_j)), what it wrote (a plan highlighted), which tools it called, what came back, why it stopped, and the
-running total Z of tokens read so far.
+N(v_j)), what it wrote (a plan highlighted), which tools it called, what came back, why
+it stopped, and the running total Z of tokens read so far. Course machinery: it reads a
+`Run` and nothing else of the loop.
 
 `run_html(run)` is a static HTML page of the whole run: it needs no widgets, so it shows
-on GitHub and nbviewer, and it is what `Run._repr_html_` returns. `StepViewer` is the
-interactive version, with a slider and buttons; pass it as `on_step` to watch a run fill
-in while it happens.
+on GitHub and nbviewer. `StepViewer` is the interactive version, with a slider and
+buttons; pass it as `on_step` to watch a run fill in while it happens.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from __future__ import annotations
 import html
 import json
 
-from .memory import find_plan
+from .display import shorten
+from .messages import OUTCOMES
+from .plan import find_plan
 from .trace import Run, composition
 
 COLOURS = {"system + tools": "#9e9e9e", "task": "#4c72b0", "v": "#dd8452", "N": "#55a868"}
@@ -27,16 +29,10 @@ def _colour(label: str) -> str:
     return COLOURS.get(label) or COLOURS["N" if label.startswith("N") else "v"]
 
 
-def _short(text: str) -> str:
-    if len(text) <= PREVIEW:
-        return text
-    return f"{text[:PREVIEW]} … [{len(text) - PREVIEW} more characters]"
-
-
 def _pre(text: str, colour: str = "#f6f6f6", cut: bool = True) -> str:
     return (
         f'<pre style="white-space:pre-wrap;margin:2px 0;padding:4px;background:{colour};'
-        f'font-size:12px">{html.escape(_short(text) if cut else text)}</pre>'
+        f'font-size:12px">{html.escape(shorten(text, PREVIEW) if cut else text)}</pre>'
     )
 
 
@@ -93,9 +89,10 @@ def run_html(run: Run) -> str:
         f'<span style="background:{colour};color:white;padding:0 4px">{name}</span>'
         for name, colour in zip(("system + tools", "task", "model step v_j", "observation N(v_j)"), COLOURS.values())
     )
+    described = html.escape(OUTCOMES.get(run.outcome, ""))  # the outcome in words, on hover
     head = (
         f"<div><b>Run</b> of <code>{html.escape(run.model)}</code>{scripted}: {len(run.steps)} steps, "
-        f"outcome <code>{html.escape(run.outcome)}</code>, Z = {run.Z} tokens read<br>"
+        f"outcome <code title='{described}'>{html.escape(run.outcome)}</code>, Z = {run.Z} tokens read<br>"
         f"<b>task</b>: {html.escape(run.task)}<br><small>the bars: {legend}</small></div>"
     )
     steps = [step_html(run, k) for k in range(1, len(run.steps) + 1)]

@@ -6,7 +6,8 @@ import pytest
 
 from teachagent.agent import Agent, AgentError
 from teachagent.messages import Message, Response, Text, ToolCall, ToolResult, Usage
-from teachagent.models import ScriptedModel, call, latest_results
+from teachagent.messages import latest_results
+from teachagent.models import ScriptedModel, call
 from teachagent.tokens import context_tokens
 from teachagent.tools import tool
 from teachagent.trace import Run
@@ -178,7 +179,7 @@ def test_a_dollar_budget_counts_the_worst_case_of_the_next_call():
 
 @pytest.mark.parametrize("kw", [{"max_input_tokens": -1}, {"max_dollars": "1"}, {"max_context_tokens": True}])
 def test_budgets_must_be_non_negative_numbers(kw):
-    with pytest.raises(ValueError, match="must be a non-negative number"):
+    with pytest.raises(ValueError, match="must be a number of at least 0"):
         agent(["x"], **kw)
 
 

@@ -236,7 +236,7 @@ def test_count_tokens_asks_the_api_and_sends_no_max_tokens(fake):
 
 @pytest.mark.parametrize("timeout", [0, -1, float("inf"), float("nan"), True, "5"])
 def test_a_timeout_must_be_a_positive_finite_number(timeout):
-    with pytest.raises(ValueError, match="timeout must be a positive, finite number"):
+    with pytest.raises(ValueError, match="timeout must be a number above 0 seconds"):
         Claude("claude-test", api_key="test-key", timeout=timeout)
 
 

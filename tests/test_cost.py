@@ -20,18 +20,16 @@ from teachagent.agent import Agent
 from teachagent.cost import (
     PRICES,
     Price,
-    TokenTotal,
+    ZComparison,
     cached_usages,
     call_cost,
-    context_sizes,
+    compare_Z,
     fitted_d,
-    plot_cumulative,
-    plot_growth,
     predicted_total,
     price_of,
     run_cost,
-    total_input_tokens,
 )
+from teachagent.plots import plot_cumulative, plot_growth
 from teachagent.messages import Message, Response, Text, ToolCall, Usage
 from teachagent.models import ScriptedModel, call
 from teachagent.tokens import block_tokens, context_tokens, count_tokens
@@ -117,7 +115,7 @@ def test_predicted_total_quadruples_as_calls_double_when_c1_is_zero():
 
 @pytest.mark.parametrize("K, c1, d", [(0, 175, 10), (-1, 175, 10), (3, -1, 10), (3, 175, -1), (3, -0.5, 0), (3, 0, -1e-9)])
 def test_predicted_total_rejects_invalid_inputs(K, c1, d):
-    with pytest.raises(ValueError, match="K >= 1"):
+    with pytest.raises(ValueError, match="(K|c1|d) must be a"):
         predicted_total(K, c1, d)
 
 
@@ -126,9 +124,9 @@ def test_predicted_total_rejects_invalid_inputs(K, c1, d):
 
 def test_worked_numbers_of_the_source():
     excerpt = run_of([175, 209, 414, 560])
-    assert context_sizes(excerpt) == [175, 209, 414, 560]
-    assert total_input_tokens(excerpt).counted == 1_358
-    assert repr(total_input_tokens(excerpt)) == "TokenTotal(counted=1,358)"
+    assert excerpt.context_sizes == [175, 209, 414, 560]
+    assert compare_Z(excerpt).counted == 1_358
+    assert repr(compare_Z(excerpt)) == "ZComparison(counted=1,358)"
 
     assert predicted_total(11, 175, 2475) == 11 * 175 + 2475 * 11 * 10 / 2 == 138_050
 
@@ -145,13 +143,13 @@ def test_worked_numbers_of_the_source():
 def test_fitted_d_on_an_exactly_linear_agent_run(K):
     run = linear_run(K)
     d = step_growth()
-    sizes = context_sizes(run)
+    sizes = run.context_sizes
     assert run.outcome == "answer" and len(sizes) == K
     assert sizes[0] == context_tokens("Take notes.", [Message("user", "Take notes.")], run.tools)
     assert sizes == [sizes[0] + (k - 1) * d for k in range(1, K + 1)]
     assert fitted_d(sizes, "endpoints") == d
     assert fitted_d(sizes, "least_squares") == d
-    assert total_input_tokens(run).counted == predicted_total(K, sizes[0], d)
+    assert compare_Z(run).counted == predicted_total(K, sizes[0], d)
 
 
 @PROPERTY
@@ -199,18 +197,18 @@ def test_fitted_d_rejects_an_unknown_method():
         fitted_d([1, 2, 3], "median")
 
 
-# --- total_input_tokens ------------------------------------------------------------------------
+# --- compare_Z ------------------------------------------------------------------------
 
 
 def test_total_of_a_scripted_agent_run_has_no_reported_part():
     run = linear_run(4)
     assert run.scripted
-    total = total_input_tokens(run)
-    assert total == TokenTotal(counted=sum(context_sizes(run)), reported=None)
-    assert total.error is None
+    total = compare_Z(run)
+    assert total == ZComparison(counted=sum(run.context_sizes), reported=None)
+    assert total.relative_difference is None
     # a scripted model's usage is our own count, so it is the same c_k
-    assert [s.response.usage.input_tokens for s in run.steps] == context_sizes(run)
-    assert repr(total) == f"TokenTotal(counted={total.counted:,})"
+    assert [s.response.usage.input_tokens for s in run.steps] == run.context_sizes
+    assert repr(total) == f"ZComparison(counted={total.counted:,})"
 
 
 def live_like_run() -> Run:
@@ -223,27 +221,27 @@ def live_like_run() -> Run:
 
 
 def test_total_of_a_live_run_sets_reported_from_cached_and_uncached_input():
-    total = total_input_tokens(live_like_run())
+    total = compare_Z(live_like_run())
     assert total.counted == 3_200
     assert total.reported == 1_050 + 2_200 == 3_250
-    assert total.error == pytest.approx((3_200 - 3_250) / 3_250)
-    assert repr(total) == "TokenTotal(counted=3,200, reported=3,250, off by -1.5%)"
+    assert total.relative_difference == pytest.approx((3_200 - 3_250) / 3_250)
+    assert repr(total) == "ZComparison(counted=3,200, reported=3,250, off by -1.5%)"
 
 
 def test_token_total_repr_and_error_by_hand():
-    assert repr(TokenTotal(1_234_567)) == "TokenTotal(counted=1,234,567)"
-    assert TokenTotal(110, 100).error == pytest.approx(0.10)
-    assert repr(TokenTotal(110, 100)) == "TokenTotal(counted=110, reported=100, off by +10.0%)"
-    assert repr(TokenTotal(100, 100)) == "TokenTotal(counted=100, reported=100, off by +0.0%)"
+    assert repr(ZComparison(1_234_567)) == "ZComparison(counted=1,234,567)"
+    assert ZComparison(110, 100).relative_difference == pytest.approx(0.10)
+    assert repr(ZComparison(110, 100)) == "ZComparison(counted=110, reported=100, off by +10.0%)"
+    assert repr(ZComparison(100, 100)) == "ZComparison(counted=100, reported=100, off by +0.0%)"
 
 
 def test_token_total_repr_when_nothing_was_reported():
     # a live run that stopped before its first call, or one loaded from JSON without usage
     empty = Run("task", "claude-haiku-4-5", outcome="max_context_tokens", scripted=False)
-    total = total_input_tokens(empty)
-    assert (total.counted, total.reported, total.error) == (0, 0, None)
+    total = compare_Z(empty)
+    assert (total.counted, total.reported, total.relative_difference) == (0, 0, None)
     assert "reported=0" in repr(total)
-    assert "reported=0" in repr(TokenTotal(5, 0))
+    assert "reported=0" in repr(ZComparison(5, 0))
 
 
 # --- prices ------------------------------------------------------------------------------------
@@ -353,7 +351,7 @@ def test_cached_cost_by_hand():
 def test_cached_usages_of_an_agent_run():
     run = linear_run(5)
     usages = cached_usages(run)
-    sizes = context_sizes(run)
+    sizes = run.context_sizes
     assert [u.total_input_tokens for u in usages] == sizes
     assert [u.cache_read_input_tokens for u in usages] == [0] + sizes[:-1]
     assert [u.output_tokens for u in usages] == [s.response.usage.output_tokens for s in run.steps]
@@ -371,7 +369,7 @@ def test_caching_reads_the_same_tokens(sizes, data):
     outputs = data.draw(st.lists(st.integers(0, 4_000), min_size=len(sizes), max_size=len(sizes)))
     usages = cached_usages(run_of(sizes, outputs))
     assert sum(u.cache_read_input_tokens + u.cache_creation_input_tokens for u in usages) == sum(sizes)
-    assert sum(usages, Usage()).total_input_tokens == total_input_tokens(run_of(sizes)).counted
+    assert sum(usages, Usage()).total_input_tokens == compare_Z(run_of(sizes)).counted
     assert [u.total_input_tokens for u in usages] == sizes  # per call, too: only the price changes
     assert [u.output_tokens for u in usages] == outputs
     assert sum(u.cache_creation_input_tokens for u in usages) == sizes[-1]  # each token is written once
@@ -427,13 +425,13 @@ def test_plot_growth_draws_measured_and_fitted_lines(close_figures):
     labels = [line.get_label() for line in lines]
     assert labels[0] == "linear: measured" and labels[2] == "source: measured" and labels[4] == "one call: measured"
     for line, (name, run) in zip([lines[0], lines[2], lines[4]], runs.items()):
-        sizes = context_sizes(run)
+        sizes = run.context_sizes
         assert list(line.get_xdata()) == list(range(1, len(sizes) + 1))
         assert list(line.get_ydata()) == sizes
     d = fitted_d([175, 209, 414, 560])
     assert list(lines[3].get_ydata()) == pytest.approx([175 + (k - 1) * d for k in range(1, 5)])
     assert lines[3].get_color() == lines[2].get_color()
-    assert list(lines[1].get_ydata()) == context_sizes(runs["linear"])  # exactly linear: fit == data
+    assert list(lines[1].get_ydata()) == runs["linear"].context_sizes  # exactly linear: fit == data
 
 
 def test_plot_growth_draws_on_the_given_axes(close_figures):
@@ -463,7 +461,7 @@ def test_plot_cumulative_of_a_linear_run_matches_the_theorem(close_figures):
     ax = plot_cumulative(run)
     close_figures(ax)
     measured, predicted = ax.get_lines()
-    sums = list(accumulate(context_sizes(run)))
+    sums = list(accumulate(run.context_sizes))
     assert list(measured.get_ydata()) == sums
     assert list(predicted.get_ydata()) == sums
 

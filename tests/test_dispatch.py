@@ -160,7 +160,7 @@ def test_many_problems_are_capped_and_long_ones_shortened():
     lines = result.content.splitlines()[1:]
     assert len(lines) == 11 and lines[-1] == "- ... and 15 more problems"
     long = d(ToolCall("1", "note", {"path": ["x" * 100_000]})).content
-    assert len(long) < MAX_PROBLEM_CHARS + 200 and long.endswith("...")
+    assert len(long) < MAX_PROBLEM_CHARS + 200 and long.endswith("more characters]")
 
 
 def test_a_tool_that_raises_gives_type_and_message_without_traceback():

@@ -19,9 +19,11 @@ import pytest
 
 from teachagent.agent import Agent
 from teachagent.dispatch import Dispatcher
-from teachagent.memory import MemoryStore, MemoryStoreError, Note, find_plan, memory_tools, write_plan
+from teachagent.memory import MemoryStore, MemoryStoreError, Note, memory_tools
+from teachagent.plan import find_plan, write_plan
 from teachagent.messages import Message, ToolCall, ToolResult
-from teachagent.models import ScriptedModel, call, latest_results
+from teachagent.messages import latest_results
+from teachagent.models import ScriptedModel, call
 from teachagent.tokens import context_tokens
 from teachagent.tools import tool
 

@@ -138,7 +138,7 @@ def test_reply_that_fits_exactly_is_not_cut():
 
 @pytest.mark.parametrize("max_tokens", [0, -1, 1.5, "100"])
 def test_bad_max_tokens(max_tokens):
-    with pytest.raises(ValueError, match="max_tokens must be a positive int"):
+    with pytest.raises(ValueError, match="max_tokens must be a whole number of at least 1"):
         ScriptedModel(["hi"]).complete("", HI, max_tokens=max_tokens)
 
 

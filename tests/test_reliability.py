@@ -16,19 +16,10 @@ import pytest  # noqa: E402
 from hypothesis import assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from teachagent.reliability import (  # noqa: E402
-    Estimate,
-    SuccessExplorer,
-    checked_step,
-    flaky_agent,
-    n50,
-    n50_approx,
-    plot_task_success,
-    run_flaky_agents,
-    simulate,
-    step_success,
-    task_success,
-)
+from teachagent.plots import plot_task_success  # noqa: E402
+from teachagent.reliability import n50, n50_approx, step_success, task_success  # noqa: E402
+from teachagent.simulation import Estimate, checked_step, flaky_agent, run_flaky_agents, simulate  # noqa: E402
+from teachagent.widgets import SuccessExplorer  # noqa: E402
 
 # Deterministic property tests: the same examples on every run, no example database.
 props = settings(derandomize=True, database=None, deadline=None, max_examples=150)
@@ -247,57 +238,57 @@ def message(text: str, value) -> str:
 
 @pytest.mark.parametrize("value", BAD_PROBABILITIES, ids=repr)
 def test_step_success_rejects_a_bad_p(value):
-    with pytest.raises(ValueError, match=message("p must be a probability between 0 and 1", value)):
+    with pytest.raises(ValueError, match=message("p must be a number between 0 and 1", value)):
         step_success(value, 0.5, 1)
 
 
 @pytest.mark.parametrize("value", BAD_PROBABILITIES, ids=repr)
 def test_step_success_rejects_a_bad_d(value):
-    with pytest.raises(ValueError, match=message("d must be a probability between 0 and 1", value)):
+    with pytest.raises(ValueError, match=message("d must be a number between 0 and 1", value)):
         step_success(0.5, value, 1)
 
 
 @pytest.mark.parametrize("value", BAD_RETRIES, ids=repr)
 def test_step_success_rejects_a_bad_r(value):
-    with pytest.raises(ValueError, match=message("r must be an integer of at least 0", value)):
+    with pytest.raises(ValueError, match=message("r must be a whole number of at least 0", value)):
         step_success(0.5, 0.5, value)
 
 
 @pytest.mark.parametrize("value", BAD_PROBABILITIES, ids=repr)
 def test_task_success_rejects_a_bad_q(value):
-    with pytest.raises(ValueError, match=message("q must be a probability between 0 and 1", value)):
+    with pytest.raises(ValueError, match=message("q must be a number between 0 and 1", value)):
         task_success(value, 3)
 
 
 @pytest.mark.parametrize("value", BAD_LENGTHS, ids=repr)
 def test_task_success_rejects_a_bad_n(value):
-    with pytest.raises(ValueError, match=message("n must be an integer of at least 1", value)):
+    with pytest.raises(ValueError, match=message("n must be a whole number of at least 1", value)):
         task_success(0.5, value)
 
 
 @pytest.mark.parametrize("value", BAD_Q_FOR_N50, ids=repr)
 def test_n50_rejects_q_outside_the_open_interval(value):
-    with pytest.raises(ValueError, match=message("n50 needs a step success q strictly between 0 and 1", value)):
+    with pytest.raises(ValueError, match=message("q must be a number above 0 and below 1", value)):
         n50(value)
 
 
 @pytest.mark.parametrize("value", BAD_Q_FOR_N50, ids=repr)
 def test_n50_approx_rejects_q_outside_the_open_interval(value):
-    with pytest.raises(ValueError, match=message("n50_approx needs q strictly between 0 and 1", value)):
+    with pytest.raises(ValueError, match=message("q must be a number above 0 and below 1", value)):
         n50_approx(value)
 
 
 @pytest.mark.parametrize(
     "kwargs, expected",
     [
-        (dict(trials=0), "trials must be an integer of at least 1, got 0"),
-        (dict(trials=-5), "trials must be an integer of at least 1, got -5"),
-        (dict(trials=10.0), "trials must be an integer of at least 1, got 10.0"),
-        (dict(n=0), "n must be an integer of at least 1, got 0"),
-        (dict(n=2.0), "n must be an integer of at least 1, got 2.0"),
-        (dict(p=1.5), "p must be a probability between 0 and 1, got 1.5"),
-        (dict(d=math.nan), "d must be a probability between 0 and 1, got nan"),
-        (dict(r=-1), "r must be an integer of at least 0, got -1"),
+        (dict(trials=0), "trials must be a whole number of at least 1, got 0"),
+        (dict(trials=-5), "trials must be a whole number of at least 1, got -5"),
+        (dict(trials=10.0), "trials must be a whole number of at least 1, got 10.0"),
+        (dict(n=0), "n must be a whole number of at least 1, got 0"),
+        (dict(n=2.0), "n must be a whole number of at least 1, got 2.0"),
+        (dict(p=1.5), "p must be a number between 0 and 1, got 1.5"),
+        (dict(d=math.nan), "d must be a number between 0 and 1, got nan"),
+        (dict(r=-1), "r must be a whole number of at least 0, got -1"),
     ],
 )
 def test_simulate_rejects_bad_input(kwargs, expected):

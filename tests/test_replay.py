@@ -17,7 +17,8 @@ from teachagent import replay
 from teachagent.agent import Agent, AgentError
 from teachagent.claude import Claude
 from teachagent.messages import Message, Response, Text, ToolResult, request_body
-from teachagent.models import ScriptedModel, call, latest_results
+from teachagent.messages import latest_results
+from teachagent.models import ScriptedModel, call
 from teachagent.notebook_runner import NotebookError, run_notebook
 from teachagent.replay import FORMAT, CassetteError, Player, Recorder, first_difference, read_cassette
 from teachagent.tools import tool

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from teachagent.tools import Tool, read_file_tool, schema_from_signature, tool
+from teachagent.schema import schema_from_signature
+from teachagent.tools import Tool, read_file_tool, tool
 
 
 def echo(text: str) -> str:

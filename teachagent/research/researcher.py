@@ -19,7 +19,8 @@ from typing import Callable
 
 from ..agent import Agent
 from ..messages import Message, Text
-from ..models import Model, ScriptedModel, call, tool_exchanges
+from ..messages import tool_exchanges
+from ..models import Model, ScriptedModel, call
 from .calculator import calculate
 from .corpus import Library
 

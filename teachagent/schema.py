@@ -1,0 +1,153 @@
+"""From a Python function's signature and docstring to the JSON schema a model reads.
+
+The machinery behind `@tool` (notebooks/02_tools.ipynb shows what it produces); it
+imports nothing else from teachagent. Type hints give each parameter's JSON type, a
+default makes a parameter optional, and the docstring's `Args:` section gives each
+parameter its description.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import types
+from typing import Any, Callable, Literal, Union, get_args, get_origin, get_type_hints
+
+_JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+class _Unsupported(Exception):
+    """A type hint with no JSON-schema form here."""
+
+
+def schema_from_signature(fn: Callable[..., Any], arg_docs: dict[str, str] | None = None) -> dict[str, Any]:
+    """The JSON schema for calling `fn` with keyword arguments, from its type hints.
+
+    A parameter with a default may be left out by the model, so it is not `required`.
+    The schema rejects keys that are not parameters (`additionalProperties: false`).
+    """
+    arg_docs = arg_docs or {}
+    fn_name = getattr(fn, "__qualname__", repr(fn))
+    override = "pass schema= to @tool to write the schema yourself"
+    try:
+        hints = get_type_hints(fn)
+    except Exception as exc:  # e.g. a hint naming a type that does not exist
+        raise TypeError(f"cannot read the type hints of {fn_name}(): {exc}; {override}") from exc
+
+    parameters = inspect.signature(fn).parameters
+    for documented in arg_docs:
+        if documented not in parameters:
+            raise TypeError(f"the docstring of {fn_name}() describes {documented!r}, which is not a parameter")
+
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for p in parameters.values():
+        where = f"parameter {p.name!r} of {fn_name}()"
+        if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            raise TypeError(f"{where} is {p}: a tool is called with named arguments only; {override}")
+        if p.name not in hints:
+            raise TypeError(f"{where} has no type hint, so its JSON schema is unknown; add one or {override}")
+        hint = hints[p.name]
+        try:
+            prop = _schema_for(hint)
+        except _Unsupported:
+            raise TypeError(
+                f"{where} has type {_type_name(hint)}, which has no JSON-schema form here "
+                f"(supported: str, int, float, bool, list[...], Literal[...], X | None); {override}"
+            ) from None
+        if _is_optional(hint) and p.default is p.empty:
+            raise TypeError(
+                f"{where} is {_type_name(hint)} without a default: the model may leave it out, and then "
+                f"{fn_name}() would be called without it; give it a default, e.g. {p.name}: {_type_name(hint)} = None"
+            )
+        if p.name in arg_docs:
+            prop["description"] = arg_docs[p.name]
+        if p.default is p.empty:
+            required.append(p.name)
+        elif _is_json(p.default):
+            prop["default"] = p.default
+        properties[p.name] = prop
+
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    schema["additionalProperties"] = False
+    return schema
+
+
+def _schema_for(hint: Any) -> dict[str, Any]:
+    """The JSON schema of one type hint; raises _Unsupported for anything else."""
+    if hint in _JSON_TYPES:
+        return {"type": _JSON_TYPES[hint]}
+    origin, args = get_origin(hint), get_args(hint)
+    if hint is list or origin is list:
+        return {"type": "array", "items": _schema_for(args[0])} if args else {"type": "array"}
+    if origin is Literal:
+        kinds = {_JSON_TYPES.get(type(a)) for a in args}
+        if len(kinds) != 1 or None in kinds:  # mixed kinds, or a value JSON has no type for
+            raise _Unsupported
+        return {"type": kinds.pop(), "enum": list(args)}
+    if _is_optional(hint):
+        (inner,) = [a for a in args if a is not type(None)]
+        schema = _schema_for(inner)
+        # the function accepts None, so the model may send null
+        schema["type"] = [schema["type"], "null"]
+        if "enum" in schema:
+            schema["enum"] = [*schema["enum"], None]
+        return schema
+    raise _Unsupported
+
+
+def _is_optional(hint: Any) -> bool:
+    """True for Optional[X] and X | None, with exactly one X."""
+    args = get_args(hint)
+    return get_origin(hint) in (Union, types.UnionType) and len(args) == 2 and type(None) in args
+
+
+def _is_json(value: Any) -> bool:
+    """Whether `value` can be written as JSON, as a default in the schema must be."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _type_name(hint: Any) -> str:
+    return hint.__name__ if isinstance(hint, type) else str(hint).replace("typing.", "")
+
+
+_ARGS_HEADERS = ("Args:", "Arguments:")
+_SECTION_HEADERS = _ARGS_HEADERS + ("Returns:", "Raises:", "Yields:", "Example:", "Examples:", "Note:", "Notes:")
+_ARG_LINE = re.compile(r"(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)")  # "path: text" or "path (str): text"
+
+
+def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
+    """Split a Google-style docstring into its first paragraph and its `Args:` entries."""
+    if not doc:
+        return "", {}
+    lines = inspect.cleandoc(doc).splitlines()
+
+    summary = []
+    for line in lines:
+        if not line.strip() or line.strip() in _SECTION_HEADERS:
+            break
+        summary.append(line.strip())
+
+    args: dict[str, str] = {}
+    in_args, current, entry_indent = False, None, 0
+    for line in lines:
+        text, indent = line.strip(), len(line) - len(line.lstrip())
+        if not text:
+            continue
+        if indent == 0:  # an unindented line starts a section (or is the summary)
+            in_args, current = text in _ARGS_HEADERS, None
+        elif in_args:
+            entry = _ARG_LINE.fullmatch(text)
+            if entry and (current is None or indent <= entry_indent):
+                current, entry_indent = entry[1], indent
+                args[current] = entry[2]
+            elif current is not None:  # a continuation line, indented deeper than its entry
+                args[current] = f"{args[current]} {text}".strip()
+    return " ".join(summary), args

@@ -1,0 +1,124 @@
+"""Measuring how often a long task succeeds (introduced in notebooks/07_reliability.ipynb).
+
+reliability.py gives the formula: a checked step succeeds with probability q, a task of
+n steps with qⁿ. Here we measure the same numbers two ways and put a 95 % confidence
+interval around each measured rate: by simulating checked steps with a seeded random
+generator, and by running the real `Agent` loop on a task whose tool works only with
+probability p, checked by a tool that catches a failure only with probability d.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+from .agent import Agent
+from .errors import check_number
+from .messages import Text, tool_exchanges
+from .models import ScriptedModel, call
+from .reliability import step_success
+from .tools import tool
+
+
+def checked_step(p: float, d: float, r: int, rng: random.Random) -> bool:
+    """Play one checked step with random attempts and checks; True if it ends in success."""
+    for _ in range(r + 1):
+        if rng.random() < p:
+            return True
+        if rng.random() >= d:  # the failure slipped past the check
+            return False
+    return False  # every retry was used up
+
+
+@dataclass
+class Estimate:
+    """A success rate measured over `trials`, with its 95 % Wilson confidence interval."""
+
+    successes: int
+    trials: int
+
+    def __post_init__(self) -> None:
+        check_number("trials", self.trials, whole=True, at_least=1)
+        check_number("successes", self.successes, whole=True, at_least=0, at_most=self.trials)
+
+    def __repr__(self) -> str:
+        low, high = self.interval
+        return f"Estimate({self.successes}/{self.trials} = {self.rate:.3f}, 95% CI {low:.3f}–{high:.3f})"
+
+    @property
+    def rate(self) -> float:
+        return self.successes / self.trials
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        z, n, p = 1.96, self.trials, self.rate
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))  # exact at 0/n and n/n
+
+    def agrees_with(self, probability: float) -> bool:
+        """Whether `probability` lies inside the confidence interval."""
+        low, high = self.interval
+        return low <= probability <= high
+
+
+def simulate(p: float, d: float, r: int, n: int, trials: int, seed: int = 0) -> Estimate:
+    """Run `trials` tasks of n checked steps; count those where every step succeeded."""
+    step_success(p, d, r)  # validates p, d, r
+    check_number("n", n, whole=True, at_least=1)
+    check_number("trials", trials, whole=True, at_least=1)
+    rng = random.Random(seed)
+    wins = sum(all(checked_step(p, d, r, rng) for _ in range(n)) for _ in range(trials))
+    return Estimate(wins, trials)
+
+
+def flaky_agent(p: float, d: float, r: int, n: int, rng: random.Random) -> tuple[Agent, dict]:
+    """An agent that must do n steps with a tool that works with probability p, checked by a
+    tool that catches a failure with probability d, retrying a caught failure up to r times.
+
+    Returns the agent and the ground truth that the tools record (which steps really
+    succeeded), so a run can be scored without trusting what the agent says.
+    """
+    step_success(p, d, r)  # validates p, d, r
+    check_number("n", n, whole=True, at_least=1)
+    truth = {"done": {}}
+
+    @tool(timeout=None)
+    def do_step(step: int) -> str:
+        """Carry out one step of the task."""
+        truth["done"][step] = rng.random() < p
+        return f"step {step} attempted"
+
+    @tool(timeout=None)
+    def check_step(step: int) -> str:
+        """Check the result of a step."""
+        caught = not truth["done"][step] and rng.random() < d
+        return f"step {step}: check FAILED" if caught else f"step {step}: check passed"
+
+    def policy(messages):
+        results = [result.content for _, result in tool_exchanges(messages)]
+        step = sum("check passed" in c for c in results) + 1
+        if step > n:
+            return f"All {n} steps done and checked."
+        tries = sum(f"step {step} attempted" in c for c in results)
+        last = results[-1] if results else ""
+        if last == f"step {step} attempted":
+            return call("check_step", step=step)
+        if tries and "check FAILED" in last and tries > r:
+            return [Text(f"Step {step} still fails after {r} retries; I stop here.")]
+        return call("do_step", step=step)
+
+    model = ScriptedModel(policy, name="scripted checker")
+    return Agent(model, [do_step, check_step], max_steps=2 * n * (r + 1) + 1), truth
+
+
+def run_flaky_agents(p: float, d: float, r: int, n: int, runs: int, seed: int = 0) -> Estimate:
+    """Run the real agent loop `runs` times; a run succeeds when every step truly succeeded."""
+    check_number("runs", runs, whole=True, at_least=1)
+    rng, wins = random.Random(seed), 0
+    for _ in range(runs):
+        agent, truth = flaky_agent(p, d, r, n, rng)
+        agent.run(f"Do the {n} steps of the task, checking each one.")
+        wins += len(truth["done"]) == n and all(truth["done"].values())
+    return Estimate(wins, runs)

@@ -1,0 +1,155 @@
+"""The course's interactive widgets (course machinery; notebooks/03_agent_loop.ipynb and 07_reliability.ipynb).
+
+- `play(agent, task)`: you are the model. The loop runs on a helper thread and waits for
+  the Send button, so the kernel stays free to receive the click.
+- `SuccessExplorer`: sliders for p, d, r and n over the reliability formulas.
+
+(The step viewer, `StepViewer`, lives with the static view of a run in viz.py.)
+ipywidgets and matplotlib are imported only when a widget is made.
+"""
+
+from __future__ import annotations
+
+import html
+import queue
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from .human import HumanModel
+from .plots import plot_task_success
+from .reliability import n50, step_success, task_success
+from .trace import Run
+
+
+@dataclass(repr=False)
+class Session:
+    """One run in which a person plays the model in a notebook widget.
+
+    The loop runs on a helper thread and waits for the Send button; `run` is the finished
+    `Run` (None while it goes on), `error` whatever stopped it otherwise.
+    """
+
+    page: Any
+    problem: Any
+    reply: Any
+    send: Any
+    widget: Any
+    replies: queue.Queue = field(default_factory=queue.Queue)
+    run: Run | None = None
+    error: BaseException | None = None
+    thread: threading.Thread | None = None
+
+    def __repr__(self) -> str:
+        state = "waiting for your reply" if self.run is None and self.error is None else (
+            f"finished: {self.run!r}" if self.run else f"stopped: {self.error}")
+        return f"Session({state})"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = repr(self)
+        return bundle
+
+    def type_and_send(self, typed: str) -> None:
+        """What the Send button does: hand the typed reply to the waiting loop."""
+        self.replies.put(typed)
+
+
+def play(agent: Any, task: str) -> Session:
+    """Let the person in front of the notebook play `agent`'s model for one run on `task`.
+
+    `agent.model` must be a `HumanModel`; its `ask` and `show` are pointed at the widget.
+    """
+    import ipywidgets as widgets
+
+    if not isinstance(agent.model, HumanModel):
+        raise TypeError(f"play() needs an Agent whose model is a HumanModel, got {agent.model!r}")
+    session = Session(
+        page=widgets.Textarea(disabled=True, layout=widgets.Layout(width="100%", height="320px")),
+        problem=widgets.HTML(),
+        reply=widgets.Textarea(placeholder='The answer, or: call read_file {"path": "index.md"}',
+                               layout=widgets.Layout(width="100%", height="80px")),
+        send=widgets.Button(description="Send", button_style="primary"),
+        widget=None,
+    )
+    session.widget = widgets.VBox([session.page, session.problem, session.reply, session.send])
+
+    def ask(page: str, problem: str | None) -> str:  # runs on the loop's thread, which waits here for a click
+        session.page.value = page
+        session.problem.value = f"<b style='color:#b00'>not sent:</b> {html.escape(problem)}" if problem else ""
+        return session.replies.get()
+
+    def on_send(_: Any) -> None:
+        typed, session.reply.value = session.reply.value, ""
+        session.type_and_send(typed)
+
+    def loop() -> None:
+        try:
+            session.run = agent.run(task)
+            session.page.value = f"The run is over: {session.run.outcome}. Look at it with StepViewer(session.run)."
+        except Exception as error:  # shown in the widget: the kernel's main thread is not there to see it
+            session.error = error
+            session.page.value = f"The run stopped: {type(error).__name__}: {error}"
+        session.send.disabled = True
+
+    agent.model.answers = None
+    agent.model.ask, agent.model.show = ask, lambda problem: None
+    session.send.on_click(on_send)
+    session.thread = threading.Thread(target=loop, name="teachagent-you-are-the-model", daemon=True)
+    session.thread.start()
+    return session
+
+
+class SuccessExplorer:
+    """Sliders for p, d, r and n, with q, qⁿ, n₅₀ and the success curve updated as they move.
+
+    Outside a widget-aware frontend it shows its numbers as text; draw the static curve
+    with `plot_task_success` for such renderers.
+    """
+
+    def __init__(self, p: float = 0.9, d: float = 0.9, r: int = 2, n: int = 20) -> None:
+        import ipywidgets as widgets
+
+        self.p = widgets.FloatSlider(value=p, min=0.5, max=0.999, step=0.001, readout_format=".3f", description="p")
+        self.d = widgets.FloatSlider(value=d, min=0.0, max=1.0, step=0.01, description="d")
+        self.r = widgets.IntSlider(value=r, min=0, max=5, description="r (retries)")
+        self.n = widgets.IntSlider(value=n, min=1, max=200, description="n (steps)")
+        self.readout = widgets.HTML()
+        self.plot = widgets.Image(format="png")  # a picture, not captured output: same in every frontend
+        for slider in (self.p, self.d, self.r, self.n):
+            slider.observe(lambda change: self._draw(), names="value")
+        self.widget = widgets.VBox([widgets.HBox([self.p, self.d]), widgets.HBox([self.r, self.n]), self.readout, self.plot])
+        self._draw()
+
+    def summary(self) -> str:
+        q = step_success(self.p.value, self.d.value, self.r.value)
+        half = f"{n50(q):.1f}" if 0 < q < 1 else "∞"
+        return (
+            f"p={self.p.value:g}, d={self.d.value:g}, r={self.r.value}, n={self.n.value}: q = {q:.5f}, "
+            f"task success qⁿ = {task_success(q, self.n.value):.3f} (unchecked pⁿ = {self.p.value ** self.n.value:.3f}), "
+            f"n₅₀ = {half}"
+        )
+
+    def __repr__(self) -> str:
+        return f"SuccessExplorer({self.summary()})"
+
+    def _draw(self) -> None:
+        import io
+
+        import matplotlib.pyplot as plt
+
+        self.readout.value = self.summary()
+        figure, ax = plt.subplots(figsize=(6, 3.2))
+        plot_task_success(self.p.value, self.d.value, self.r.value, n_max=max(2 * self.n.value, 20), ax=ax)
+        ax.axvline(self.n.value, color="black", linewidth=0.8)
+        figure.tight_layout()
+        png = io.BytesIO()
+        figure.savefig(png, format="png")
+        plt.close(figure)
+        self.plot.value = png.getvalue()
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = repr(self)
+        bundle["text/html"] = f"<pre>{self.summary()}</pre>"
+        return bundle
