@@ -46,7 +46,8 @@ def teachagent_run() -> None:
 
 
 def smolagents_run() -> None:
-    from smolagents import ToolCallingAgent, tool as smol_tool
+    from smolagents import ToolCallingAgent
+    from smolagents import tool as smol_tool
     from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction, Model
     from smolagents.monitoring import LogLevel
 
@@ -67,7 +68,8 @@ def smolagents_run() -> None:
             self.calls += 1
             name, arguments = ("smol_noop", {}) if self.calls < STEPS else ("final_answer", {"answer": "done"})
             function = ChatMessageToolCallFunction(name=name, arguments=arguments)
-            return ChatMessage(role="assistant", content="", tool_calls=[ChatMessageToolCall(function=function, id=f"c{self.calls}", type="function")])
+            call = ChatMessageToolCall(function=function, id=f"c{self.calls}", type="function")
+            return ChatMessage(role="assistant", content="", tool_calls=[call])
 
     agent = ToolCallingAgent(tools=[smol_noop], model=Instant(), max_steps=STEPS + 1, verbosity_level=LogLevel.OFF)
     assert agent.run("Call smol_noop, then answer.") == "done"

@@ -53,7 +53,7 @@ from .research.corpus import Library
 from .research.researcher import QUESTION, kl_expression, read_everything, research_agent, search_and_excerpt, system_prompt
 
 # lesson 6: what the loop costs
-from .cost import PRICES, PRICES_CHECKED, Price, cached_usages, call_cost, compare_Z, fitted_d, predicted_total, run_cost
+from .cost import PRICES, PRICES_CHECKED, Price, cached_usages, compare_Z, fitted_d, predicted_total, run_cost
 from .plots import plot_cumulative, plot_growth, plot_task_success
 
 # lesson 7: how often a long task succeeds
@@ -77,7 +77,7 @@ __all__ = [
     "Library", "QUESTION", "calculate", "evaluate", "kl_expression", "read_everything", "research_agent",
     "search_and_excerpt", "system_prompt",
     # lesson 6
-    "PRICES", "PRICES_CHECKED", "Price", "cached_usages", "call_cost", "compare_Z", "fitted_d", "plot_cumulative",
+    "PRICES", "PRICES_CHECKED", "Price", "cached_usages", "compare_Z", "fitted_d", "plot_cumulative",
     "plot_growth", "predicted_total", "run_cost",
     # lesson 7
     "Estimate", "SuccessExplorer", "flaky_agent", "n50", "n50_approx", "plot_task_success", "run_flaky_agents",

@@ -32,7 +32,6 @@ from .tokens import count_tokens
 from .trace import Run, Step
 
 
-
 def at_least_one(text: str) -> int:
     try:
         return check_number("the value", int(text) if text.strip().isdigit() else text, whole=True, at_least=1)

@@ -10,12 +10,13 @@ of the API's stop reasons handled on purpose.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Protocol
 
 from .dispatch import Dispatcher
 from .errors import CourseError, SettingError, check_number
-from .messages import Message, Usage
+from .messages import MAX_TOKENS, Message, Usage
 from .models import Model, ScriptedModel
 from .tokens import context_tokens, message_tokens
 from .tools import Tool
@@ -46,6 +47,15 @@ class AgentError(RuntimeError):
         return lambda: [f"{type(self).__name__}: {self}"]
 
 
+class Pricing(Protocol):
+    """What a dollar budget needs of a price: the dollars one call with a given usage costs.
+
+    `teachagent.cost.Price` (lesson 6) is one; the loop needs nothing else of it.
+    """
+
+    def dollars(self, usage: Usage) -> float: ...
+
+
 @dataclass(repr=False)
 class Agent:
     """A model, the tools it may call, a system prompt and a step budget.
@@ -66,11 +76,11 @@ class Agent:
     system: str = ""
     max_steps: int = 10
     on_step: Callable[[Step, Run], None] | None = None
-    max_tokens: int = 1024
+    max_tokens: int = MAX_TOKENS
     max_context_tokens: int | None = None
     max_input_tokens: int | None = None
     max_dollars: float | None = None
-    price: object | None = None
+    price: Pricing | None = None
     runs: list[Run] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
@@ -163,10 +173,8 @@ class Agent:
             if read + next_read > self.max_input_tokens:
                 return "max_input_tokens"
         if self.max_dollars is not None:
-            from .cost import call_cost  # prices live with the cost lesson, which comes later
-
-            spent = sum(call_cost(s.response.usage, self.price) for s in run.steps)
-            if spent + call_cost(Usage(next_read, self.max_tokens), self.price) > self.max_dollars:
+            spent = sum(self.price.dollars(s.response.usage) for s in run.steps)
+            if spent + self.price.dollars(Usage(next_read, self.max_tokens)) > self.max_dollars:
                 return "max_dollars"
         return None
 

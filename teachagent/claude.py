@@ -24,6 +24,7 @@ from typing import Any
 
 from .errors import CourseError, check_number
 from .messages import (
+    MAX_TOKENS,
     STOP_REASONS,
     Message,
     OtherBlock,
@@ -106,7 +107,7 @@ class Claude:
         return request_body(self.name, system, messages, tools, max_tokens)
 
     def complete(
-        self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = 1024
+        self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
     ) -> Response:
         params = self.request(system, messages, tools, max_tokens)
         reply = self._within_timeout(lambda client: client.messages.create(**params))

@@ -97,6 +97,24 @@ class Price:
     long_prompt_from: int | None = None
     long_prompt_factor: float = 1.0
 
+    def __post_init__(self) -> None:
+        for name in ("input", "output", "cache_write", "cache_read"):
+            check_number(f"the {name} price", getattr(self, name), at_least=0, unit="dollars per million tokens")
+        if self.long_prompt_from is not None:
+            check_number("long_prompt_from", self.long_prompt_from, whole=True, at_least=1)
+        check_number("long_prompt_factor", self.long_prompt_factor, at_least=1)
+
+    def dollars(self, usage: Usage) -> float:
+        """Dollars for one call with this usage; above `long_prompt_from`, every rate costs more."""
+        long_prompt = self.long_prompt_from is not None and usage.total_input_tokens > self.long_prompt_from
+        per_million = (
+            usage.input_tokens * self.input
+            + usage.output_tokens * self.output
+            + usage.cache_creation_input_tokens * self.cache_write
+            + usage.cache_read_input_tokens * self.cache_read
+        )
+        return (self.long_prompt_factor if long_prompt else 1.0) * per_million / 1e6
+
 
 PRICES = {
     "claude-haiku-5-5": Price(0.10, 0.50, 0.125, 0.01, long_prompt_from=100_000, long_prompt_factor=5.0),
@@ -113,23 +131,11 @@ def price_of(model: str) -> Price:
         raise ValueError(f"no price for {model!r}; known models: {', '.join(PRICES)}") from None
 
 
-def call_cost(usage: Usage, price: Price) -> float:
-    """Dollars for one call with this usage."""
-    factor = price.long_prompt_factor if price.long_prompt_from and usage.total_input_tokens > price.long_prompt_from else 1.0
-    dollars = (
-        usage.input_tokens * price.input
-        + usage.output_tokens * price.output
-        + usage.cache_creation_input_tokens * price.cache_write
-        + usage.cache_read_input_tokens * price.cache_read
-    )
-    return factor * dollars / 1e6
-
-
 def run_cost(run: Run, model: str, usages: list[Usage] | None = None) -> float:
     """Dollars for a run at `model`'s prices: its own usage, or the `usages` given (e.g. with caching)."""
     price = price_of(model)
     usages = usages if usages is not None else [step.response.usage for step in run.steps]
-    return sum(call_cost(u, price) for u in usages)
+    return sum(price.dollars(u) for u in usages)
 
 
 def cached_usages(run: Run) -> list[Usage]:

@@ -11,7 +11,8 @@ an error result the model can read and act on. Nothing the model writes makes it
 from __future__ import annotations
 
 import threading
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .display import shorten
 from .messages import ToolCall, ToolResult
@@ -68,7 +69,8 @@ class Dispatcher:
             return error(f"the input to {name!r} must be a JSON object, got {type(tool_input).__name__}")
 
         problems = [
-            shorten(f"input{e.json_path[1:]}: {e.message}", MAX_PROBLEM_CHARS) for e in self._validators[name].iter_errors(tool_input)
+            shorten(f"input{e.json_path[1:]}: {e.message}", MAX_PROBLEM_CHARS)
+            for e in self._validators[name].iter_errors(tool_input)
         ]
         if problems:
             if len(problems) > MAX_PROBLEMS:

@@ -25,11 +25,12 @@ Three ways to play:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .errors import CourseError
-from .messages import Message, Response, Text, ToolCall, ToolResult, Usage
+from .messages import MAX_TOKENS, Message, Response, Text, ToolCall, ToolResult, Usage
 from .tokens import block_tokens, context_tokens
 
 HOW_TO_REPLY = 'your reply: text for a final answer, or one line per tool call: call NAME {"json": "input"}'
@@ -132,7 +133,7 @@ class HumanModel:
         return f"HumanModel({how}, replied {self._calls} times)"
 
     def complete(
-        self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = 1024
+        self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
     ) -> Response:
         page, problem = context_page(system, messages, list(tools)), None
         while True:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from .tools import Tool, tool
 
+
 class MemoryStoreError(RuntimeError):
     """The memory file cannot be used (corrupt, not a database, or locked); it was left as it was."""
 

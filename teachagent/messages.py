@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union, get_args
+from typing import Any, Literal, get_args
 
 Role = Literal["user", "assistant"]
 
@@ -38,6 +38,8 @@ StopReason = Literal[
     "model_context_window_exceeded",  # the context no longer fits in the model's window
 ]
 STOP_REASONS: tuple[str, ...] = get_args(StopReason)
+
+MAX_TOKENS = 1024  # the reply length every model call allows unless told otherwise
 
 # How an agent's run ended (`Run.outcome`): an answer, a budget of the agent, a failed
 # call, or the stop reason that ended it without an answer.
@@ -190,7 +192,7 @@ class OtherBlock:
         return json.loads(json.dumps(self.data))  # a deep copy: what is sent cannot alter what was kept
 
 
-Block = Union[Text, ToolCall, ToolResult, Thinking, RedactedThinking, OtherBlock]
+Block = Text | ToolCall | ToolResult | Thinking | RedactedThinking | OtherBlock
 _BLOCK_TYPES = (Text, ToolCall, ToolResult, Thinking, RedactedThinking, OtherBlock)
 # What a model may write: everything but a tool result, which only our code writes.
 _MODEL_BLOCKS = (Text, ToolCall, Thinking, RedactedThinking, OtherBlock)

@@ -13,11 +13,22 @@ is real. `teachagent.modes.select_model` picks the scripted model or Claude for 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, Union, runtime_checkable
+from typing import Any, Protocol, Union, runtime_checkable
 
 from .errors import CourseError, check_number
-from .messages import Message, OtherBlock, RedactedThinking, Response, Text, Thinking, ToolCall, ToolResult, Usage
+from .messages import (
+    MAX_TOKENS,
+    Message,
+    OtherBlock,
+    RedactedThinking,
+    Response,
+    Text,
+    Thinking,
+    ToolCall,
+    Usage,
+)
 from .tokens import block_tokens, context_tokens, encoding
 
 
@@ -37,8 +48,8 @@ class Model(Protocol):
 
 
 # A script step: a fixed reply, or a function of the conversation that returns one.
-Reply = Union[str, Text, ToolCall, Thinking, list, Response]
-ScriptStep = Union[Reply, Callable[[list[Message]], Reply]]
+Reply = Union[str, Text, ToolCall, Thinking, list, Response]  # noqa: UP007 (str | ... fails at run time on Python 3.10)
+ScriptStep = Union[Reply, Callable[[list[Message]], Reply]]  # noqa: UP007
 
 
 class ScriptExhausted(CourseError, RuntimeError):
@@ -93,11 +104,12 @@ class ScriptedModel:
     """A stand-in for a language model that plays `script`, one step per call.
 
     `script` is a list of steps, played in order; or a single function of the
-    conversation (a *policy*), consulted on every call and never used up. Offline lessons use it so they run with no key, no network and the same output every
-    time. Its `usage` is real: tiktoken counts of what it was sent and what it wrote.
+    conversation (a *policy*), consulted on every call and never used up. Offline lessons
+    use it so they run with no key, no network and the same output every time. Its `usage`
+    is real: tiktoken counts of what it was sent and what it wrote.
     """
 
-    script: Union[list[ScriptStep], Callable[[list[Message]], Reply]]
+    script: list[ScriptStep] | Callable[[list[Message]], Reply]
     name: str = "scripted"
     context_window: int | None = None  # the most tokens it can read; a longer context ends its reply
     played: int = field(default=0, init=False)
@@ -124,7 +136,7 @@ class ScriptedModel:
         self._calls = 0
 
     def complete(
-        self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = 1024
+        self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
     ) -> Response:
         check_number("max_tokens", max_tokens, whole=True, at_least=1)
         if not callable(self.script) and self.played >= len(self.script):

@@ -16,6 +16,7 @@ from .errors import CourseError
 from .modes import default_cassette
 from .replay import CassetteError, check_recordable, new_draft, promote, read_cassette
 
+CELL_TIMEOUT = 600  # seconds one cell may run: a whole research run against Claude fits easily
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # the colours of IPython's tracebacks
 
 
@@ -69,7 +70,8 @@ def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = 
     _set_environment(TEACHAGENT_MODE=mode, TEACHAGENT_CASSETTE=str(cassette), TEACHAGENT_DRAFT=draft and str(draft))
     try:
         progress(f"{mode}ing {notebook} ({len(code_cells)} code cells) with the cassette {cassette}")
-        client = NotebookClient(nb, timeout=600, kernel_name="python3", on_cell_execute=starting, on_cell_executed=report,
+        client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
+                                on_cell_execute=starting, on_cell_executed=report,
                                 resources={"metadata": {"path": str(notebook.parent)}}, store_widget_state=True)
         client.execute()
     except BaseException as error:
@@ -79,7 +81,8 @@ def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = 
             raise
         what = f"{error.ename}: {error.evalue}" if isinstance(error, CellExecutionError) else f"{type(error).__name__}: {error}"
         kept = f"; {cassette} was left as it was and the partial recording deleted" if draft else ""
-        raise NotebookError(f"{notebook} stopped at code cell {at['cell']} of {len(code_cells)}: {one_line(what)}{kept}") from None
+        where = f"code cell {at['cell']} of {len(code_cells)}"
+        raise NotebookError(f"{notebook} stopped at {where}: {one_line(what)}{kept}") from None
     finally:
         _set_environment(**saved)
     if draft:

@@ -27,7 +27,7 @@ from typing import Any
 
 from .display import shorten
 from .errors import CourseError
-from .messages import Message, Response, Usage, request_body
+from .messages import MAX_TOKENS, Message, Response, Usage, request_body
 from .models import Model
 
 FORMAT = "teachagent.cassette/2"
@@ -130,7 +130,9 @@ class Recorder:
             draft.flush()
             os.fsync(draft.fileno())
 
-    def complete(self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = 1024) -> Response:
+    def complete(
+        self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+    ) -> Response:
         try:
             response = self.model.complete(system, messages, tools, max_tokens)
         except Exception:
@@ -184,7 +186,9 @@ def read_cassette(path: str | Path) -> list[dict]:
     if found is None:
         raise CassetteError(f"{str(path)!r} is not a cassette: its first line should be {json.dumps({'format': FORMAT})}")
     if found not in READABLE:
-        raise CassetteError(f"{str(path)!r} was recorded by a newer teachagent (format {found!r}); upgrade teachagent or record again")
+        raise CassetteError(
+            f"{str(path)!r} was recorded by a newer teachagent (format {found!r}); upgrade teachagent or record again"
+        )
     records = []
     for number, line in enumerate(lines[1:], start=2):
         try:
@@ -239,7 +243,9 @@ class Player:
     def __repr__(self) -> str:
         return f"Player({str(self.path)!r}, {len(self.requests)} calls recorded, {sum(self._asked.values())} played)"
 
-    def complete(self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = 1024) -> Response:
+    def complete(
+        self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+    ) -> Response:
         key = _key(request_body(self.recorded, system, messages, tools, max_tokens))
         answers = self._answers.get(key)
         if not answers:

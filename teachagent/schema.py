@@ -12,7 +12,8 @@ import inspect
 import json
 import re
 import types
-from typing import Any, Callable, Literal, Union, get_args, get_origin, get_type_hints
+from collections.abc import Callable
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .messages import Block, Message, OtherBlock, RedactedThinking, Text, Thinking, ToolCall, ToolResult
 

@@ -18,13 +18,16 @@ from __future__ import annotations
 import inspect
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .display import shorten
 from .errors import check_number
 from .schema import parse_docstring, schema_from_signature
+
+TOOL_TIMEOUT = 10.0  # seconds a tool may run before the dispatcher reports it as failed
 
 # What the Messages API accepts as a tool name.
 NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
@@ -43,7 +46,7 @@ class Tool:
     description: str
     input_schema: dict[str, Any]
     fn: Callable[..., str]
-    timeout: float | None = 10.0
+    timeout: float | None = TOOL_TIMEOUT
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not re.fullmatch(NAME_PATTERN, self.name):
@@ -80,7 +83,7 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     schema: dict[str, Any] | None = None,
-    timeout: float | None = 10.0,
+    timeout: float | None = TOOL_TIMEOUT,
 ) -> Tool | Callable[[Callable[..., str]], Tool]:
     """Make a `Tool` from a function: `@tool` or `@tool(name=..., timeout=...)`.
 

@@ -75,7 +75,8 @@ def step_html(run: Run, k: int) -> str:
         else:
             out.append("<b>model wrote</b>" + _pre(step.response.text))
     for call in step.response.tool_calls:
-        out.append(f"<b>tool call</b> <code>{html.escape(call.name)}</code>" + _pre(json.dumps(call.input, ensure_ascii=False), "#fdf1e8"))
+        written = json.dumps(call.input, ensure_ascii=False)
+        out.append(f"<b>tool call</b> <code>{html.escape(call.name)}</code>" + _pre(written, "#fdf1e8"))
     for result in step.results:
         label = "error returned" if result.is_error else "observation"
         out.append(f"<b>{label}</b>" + _pre(result.content, "#fbe9e9" if result.is_error else "#eaf5ec"))

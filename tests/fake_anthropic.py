@@ -20,9 +20,11 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Union
+from typing import Any, Union
+
 
 @dataclass
 class Reset:
@@ -50,7 +52,7 @@ class Drip:
 # A scripted reply: (status, JSON body, extra headers); raw bytes sent as a 200
 # "application/json" body that is not JSON (what a broken proxy might hand back);
 # or one of the network faults above.
-Reply = Union[tuple[int, Any, dict[str, str]], bytes, Reset, Slow, Drip]
+Reply = Union[tuple[int, Any, dict[str, str]], bytes, Reset, Slow, Drip]  # noqa: UP007 (a tuple type | ... fails on 3.10)
 
 # Tells the SDK to wait 1 ms before retrying, instead of its half-second backoff.
 RETRY_FAST = {"retry-after-ms": "1"}

@@ -37,6 +37,7 @@ import re
 from dataclasses import dataclass, field
 
 from fake_anthropic import message_body, text_block, thinking_block, tool_use_block
+
 from teachagent.messages import Message, ToolCall, ToolResult
 from teachagent.tokens import context_tokens, count_tokens
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from teachagent.agent import Agent, AgentError
-from teachagent.messages import Message, Response, Text, ToolCall, ToolResult, Usage
-from teachagent.messages import latest_results
+from teachagent.messages import Message, Response, Text, ToolCall, ToolResult, Usage, latest_results
 from teachagent.models import ScriptedModel, call
 from teachagent.tokens import context_tokens
 from teachagent.tools import tool
@@ -122,7 +121,8 @@ def test_max_steps_must_be_a_positive_int(bad):
 
 
 def test_a_sub_agent_returns_only_its_answer():
-    child = Agent(ScriptedModel([call("add", a=20, b=22), lambda m: f"The total is {latest_results(m)[0].content}."]), tools=[add])
+    adder = ScriptedModel([call("add", a=20, b=22), lambda m: f"The total is {latest_results(m)[0].content}."])
+    child = Agent(adder, tools=[add])
     helper = child.as_tool("adder", "Delegate an addition to a helper agent.")
     parent = Agent(ScriptedModel([call("adder", task="add 20 and 22"), lambda m: latest_results(m)[0].content]), tools=[helper])
 
@@ -166,12 +166,12 @@ def test_a_token_budget_ends_the_run_before_the_call_that_would_exceed_it():
 
 
 def test_a_dollar_budget_counts_the_worst_case_of_the_next_call():
-    from teachagent.cost import PRICES, call_cost, run_cost
+    from teachagent.cost import PRICES, run_cost
 
     price = PRICES["claude-haiku-5-5"]
     free = agent([call("add", a=1, b=1)] * 6 + ["done"], max_steps=10, max_tokens=100).run("t")
-    worst_next = call_cost(Usage(free.steps[2].context_tokens, 100), price)
-    budget = sum(call_cost(s.response.usage, price) for s in free.steps[:2]) + worst_next  # exactly three calls fit
+    worst_next = price.dollars(Usage(free.steps[2].context_tokens, 100))
+    budget = sum(price.dollars(s.response.usage) for s in free.steps[:2]) + worst_next  # exactly three calls fit
     capped = agent([call("add", a=1, b=1)] * 6 + ["done"], max_steps=10, max_tokens=100, max_dollars=budget, price=price).run("t")
     assert (capped.outcome, len(capped.steps)) == ("max_dollars", 3)
     assert run_cost(capped, "claude-haiku-5-5") <= budget

@@ -36,7 +36,7 @@ pytestmark = [
 
 TOKEN = "teachagent-browser-test"
 CELLS = [
-    "from teachagent.agent import Agent\nfrom teachagent.human import HumanModel, play\nfrom teachagent.tools import tool\n\n"
+    "from teachagent import Agent, HumanModel, play, tool\n\n"
     "@tool\ndef lookup(planet: str) -> str:\n    \"\"\"How many moons a planet has.\"\"\"\n"
     "    return {'mars': '2'}.get(planet.lower(), 'unknown')",
     "session = play(Agent(HumanModel(), [lookup], system='Use the tool.'), 'How many moons has Mars?')\nsession",
@@ -96,6 +96,9 @@ def test_a_learner_plays_the_model_in_jupyterlab(lab):
             page.keyboard.press("Shift+Enter")
             page.keyboard.press("Shift+Enter")
 
+            error = "[data-mime-type='application/vnd.jupyter.stderr']"
+            page.locator(f".jp-OutputArea textarea, {error}").first.wait_for()  # the widget, or a cell's error
+            assert page.locator(error).count() == 0, page.locator(error).first.inner_text()
             shown = page.locator(".jp-OutputArea textarea").nth(0)  # what the model reads
             reply = page.locator(".jp-OutputArea textarea").nth(1)  # where the learner types
             send = page.get_by_role("button", name="Send")

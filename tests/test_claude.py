@@ -11,8 +11,8 @@ import json
 
 import anthropic
 import pytest
-
 from fake_anthropic import RETRY_FAST, FakeAnthropic, error_body, message_body, text_block, tool_use_block
+
 from teachagent.agent import Agent
 from teachagent.claude import DEFAULT_MODEL, Claude, MissingAPIKey, UnexpectedReply
 from teachagent.cost import PRICES
@@ -231,7 +231,8 @@ def test_count_tokens_asks_the_api_and_sends_no_max_tokens(fake):
 
     assert make_claude(fake).count_tokens("Be brief.", HELLO, []) == 4242
     assert fake.requests[0].path == "/v1/messages/count_tokens"
-    assert sent(fake) == {"model": "claude-test", "system": "Be brief.", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hello"}]}]}
+    hello = [{"role": "user", "content": [{"type": "text", "text": "Hello"}]}]
+    assert sent(fake) == {"model": "claude-test", "system": "Be brief.", "messages": hello}
 
 
 @pytest.mark.parametrize("timeout", [0, -1, float("inf"), float("nan"), True, "5"])

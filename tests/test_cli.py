@@ -2,7 +2,6 @@
 
 import contextlib
 import io
-import json
 import os
 import shutil
 import subprocess
@@ -12,9 +11,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from fake_anthropic import FakeAnthropic, error_body, message_body, policy_server, text_block
 
 import teachagent.__main__ as cli
-from fake_anthropic import FakeAnthropic, error_body, message_body, policy_server, text_block
 from teachagent import ScriptedModel, call
 from teachagent.replay import read_cassette
 from teachagent.research.corpus import Library
@@ -187,7 +186,8 @@ def test_a_failed_recording_keeps_the_old_cassette_and_still_saves_the_run(demo_
         assert cli.main(["--mode", "record", "--cassette", str(cassette), "--json", str(path)]) == 1
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith("teachagent: the model call at step 2 failed: InternalServerError")
-    assert err[1] == f"teachagent: 1 of 2 calls failed, so {cassette} was left as it was and the partial recording deleted; record again"
+    assert err[1] == (f"teachagent: 1 of 2 calls failed, so {cassette} was left as it was "
+                      "and the partial recording deleted; record again")
     assert cassette.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["demo.jsonl", "partial.json"]
     assert Run.from_json(path.read_text(encoding="utf-8")).outcome == "error"
 
@@ -208,7 +208,8 @@ def test_record_refuses_a_notebook_or_a_folder_as_its_cassette_before_any_call(t
     assert cli.main(["--mode", "record", "--cassette", str(notebook)]) == 2
     assert cli.main(["--mode", "record", "--cassette", str(tmp_path)]) == 2
     out, err = capsys.readouterr()
-    assert err.splitlines() == [f"teachagent: {notebook} is a notebook, so it was left alone; record to a new .jsonl file or to a cassette",
+    refused = f"teachagent: {notebook} is a notebook, so it was left alone; record to a new .jsonl file or to a cassette"
+    assert err.splitlines() == [refused,
                                 f"teachagent: {tmp_path} is a folder, not a cassette; name a .jsonl file to record to"]
     assert "question:" not in out and notebook.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lesson.ipynb"]

@@ -22,16 +22,15 @@ from teachagent.cost import (
     Price,
     ZComparison,
     cached_usages,
-    call_cost,
     compare_Z,
     fitted_d,
     predicted_total,
     price_of,
     run_cost,
 )
-from teachagent.plots import plot_cumulative, plot_growth
 from teachagent.messages import Message, Response, Text, ToolCall, Usage
 from teachagent.models import ScriptedModel, call
+from teachagent.plots import plot_cumulative, plot_growth
 from teachagent.tokens import block_tokens, context_tokens, count_tokens
 from teachagent.tools import tool
 from teachagent.trace import Run, Step
@@ -261,29 +260,40 @@ M = 1_000_000
         (Usage(2_000, 300, 40_000, 5_000), (2_000 * 0.10 + 300 * 0.50 + 40_000 * 0.01 + 5_000 * 0.125) / M),
     ],
 )
-def test_call_cost_field_by_field(usage, dollars):
-    assert call_cost(usage, P) == pytest.approx(dollars, rel=1e-12)
+def test_price_dollars_field_by_field(usage, dollars):
+    assert P.dollars(usage) == pytest.approx(dollars, rel=1e-12)
 
 
 LONG = Price(0.10, 0.50, 0.125, 0.01, long_prompt_from=100_000, long_prompt_factor=5.0)
 
 
+@pytest.mark.parametrize("fields, complaint", [
+    ((-0.1, 0.5, 0.1, 0.01), "the input price must be a number of at least 0"),
+    ((0.1, float("nan"), 0.1, 0.01), "the output price must be"),
+    ((0.1, 0.5, float("inf"), 0.01), "the cache_write price must be"),
+    ((0.1, 0.5, 0.1, "0.01"), "the cache_read price must be"),
+])
+def test_a_price_refuses_negative_nan_infinite_or_text_rates(fields, complaint):
+    with pytest.raises(ValueError, match=complaint):
+        Price(*fields)
+
+
 def test_long_prompt_factor_applies_only_above_the_threshold():
     # at the threshold: normal rates
-    assert call_cost(Usage(100_000, 1_000), LONG) == pytest.approx((100_000 * 0.10 + 1_000 * 0.50) / M)
+    assert LONG.dollars(Usage(100_000, 1_000)) == pytest.approx((100_000 * 0.10 + 1_000 * 0.50) / M)
     # one token more: every rate, output included, times five
-    assert call_cost(Usage(100_001, 1_000), LONG) == pytest.approx(5 * (100_001 * 0.10 + 1_000 * 0.50) / M)
+    assert LONG.dollars(Usage(100_001, 1_000)) == pytest.approx(5 * (100_001 * 0.10 + 1_000 * 0.50) / M)
     # output tokens do not count towards the threshold
-    assert call_cost(Usage(100_000, M), LONG) == pytest.approx(0.01 + 0.50)
+    assert LONG.dollars(Usage(100_000, M)) == pytest.approx(0.01 + 0.50)
 
 
 def test_long_prompt_threshold_counts_cache_reads_and_writes():
     usage = Usage(input_tokens=50_000, output_tokens=1_000, cache_read_input_tokens=30_000, cache_creation_input_tokens=20_001)
     assert usage.total_input_tokens == 100_001
     by_hand = 5 * (50_000 * 0.10 + 1_000 * 0.50 + 30_000 * 0.01 + 20_001 * 0.125) / M
-    assert call_cost(usage, LONG) == pytest.approx(by_hand) == pytest.approx(0.041500625)
+    assert LONG.dollars(usage) == pytest.approx(by_hand) == pytest.approx(0.041500625)
     below = Usage(50_000, 1_000, 30_000, 20_000)
-    assert call_cost(below, LONG) == pytest.approx(call_cost(below, P))
+    assert LONG.dollars(below) == pytest.approx(P.dollars(below))
 
 
 def test_price_of_known_and_unknown_models():
@@ -391,8 +401,8 @@ positive_rate = st.floats(0.01, 100, allow_nan=False, allow_infinity=False)
 def test_caching_is_cheaper_when_writes_cost_no_more_than_input(sizes, rate, read_share, write_share, out_rate):
     price = Price(rate, out_rate, cache_write=write_share * rate, cache_read=read_share * rate)
     run = run_of(sizes, [100] * len(sizes))
-    plain = sum(call_cost(s.response.usage, price) for s in run.steps)
-    cached = sum(call_cost(u, price) for u in cached_usages(run))
+    plain = sum(price.dollars(s.response.usage) for s in run.steps)
+    cached = sum(price.dollars(u) for u in cached_usages(run))
     assert cached < plain
 
 
@@ -424,7 +434,7 @@ def test_plot_growth_draws_measured_and_fitted_lines(close_figures):
     assert len(lines) == 2 + 2 + 1  # a single call has no fitted line
     labels = [line.get_label() for line in lines]
     assert labels[0] == "linear: measured" and labels[2] == "source: measured" and labels[4] == "one call: measured"
-    for line, (name, run) in zip([lines[0], lines[2], lines[4]], runs.items()):
+    for line, run in zip([lines[0], lines[2], lines[4]], runs.values()):
         sizes = run.context_sizes
         assert list(line.get_xdata()) == list(range(1, len(sizes) + 1))
         assert list(line.get_ydata()) == sizes
@@ -435,7 +445,7 @@ def test_plot_growth_draws_measured_and_fitted_lines(close_figures):
 
 
 def test_plot_growth_draws_on_the_given_axes(close_figures):
-    fig, given_ax = plt.subplots()
+    _, given_ax = plt.subplots()
     close_figures(given_ax)
     assert plot_growth({"a": run_of([1, 2, 3])}, ax=given_ax) is given_ax
     assert len(given_ax.get_lines()) == 2

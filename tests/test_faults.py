@@ -11,8 +11,18 @@ import time
 
 import anthropic
 import pytest
+from fake_anthropic import (
+    RETRY_FAST,
+    Drip,
+    FakeAnthropic,
+    Reset,
+    Slow,
+    error_body,
+    message_body,
+    text_block,
+    tool_use_block,
+)
 
-from fake_anthropic import RETRY_FAST, Drip, FakeAnthropic, Reset, Slow, error_body, message_body, text_block, tool_use_block
 from teachagent.agent import Agent, AgentError
 from teachagent.claude import CallTimedOut, Claude, UnexpectedReply
 from teachagent.memory import MemoryStore, memory_tools
@@ -73,7 +83,8 @@ def test_retryable_errors_are_retried_then_reported_with_the_partial_run(fake, t
 
 
 def test_a_retry_that_succeeds_is_invisible_to_the_run(fake, tmp_path):
-    fake.queue(SAVE, (429, error_body("rate_limit_error", "slow down"), RETRY_FAST), (200, message_body([text_block("Done.")]), {}))
+    fake.queue(SAVE, (429, error_body("rate_limit_error", "slow down"), RETRY_FAST),
+               (200, message_body([text_block("Done.")]), {}))
     claude = Claude("claude-test", api_key="test-key", base_url=fake.base_url, max_retries=RETRIES, timeout=5)
     run = Agent(claude, memory_tools(MemoryStore(tmp_path / "m.sqlite"))).run("Work.")
     assert (run.outcome, run.answer, len(fake.requests)) == ("answer", "Done.", 3)

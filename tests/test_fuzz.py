@@ -13,10 +13,10 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_research import _finite_or_refused as finite_or_refused_fast
 
 from teachagent.dispatch import Dispatcher
 from teachagent.messages import ToolCall, ToolResult
-from test_research import _finite_or_refused as finite_or_refused_fast
 from teachagent.tools import read_file_tool, tool
 
 FUZZ = settings(derandomize=True, database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -54,8 +54,9 @@ def test_read_file_never_leaves_its_folder(fenced, path):
 
 
 ARITHMETIC = st.text(alphabet="0123456789.+-*/^()e ,", max_size=60)
-WORDS = st.lists(st.sampled_from(["log2(", "ln(", "sqrt(", "exp(", "abs(", "pi", "e", "**", "9" * 20, "1e308",
-                                  "(", ")", "-", "/0", "__import__", "'a'", "[1]", "lambda x: x", "x.y"]), max_size=25).map("".join)
+PIECES = ["log2(", "ln(", "sqrt(", "exp(", "abs(", "pi", "e", "**", "9" * 20, "1e308",
+          "(", ")", "-", "/0", "__import__", "'a'", "[1]", "lambda x: x", "x.y"]
+WORDS = st.lists(st.sampled_from(PIECES), max_size=25).map("".join)
 
 
 @settings(FUZZ, max_examples=3000)

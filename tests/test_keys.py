@@ -13,8 +13,8 @@ import traceback
 
 import nbformat
 import pytest
-
 from fake_anthropic import FakeAnthropic, message_body, text_block
+
 from teachagent.agent import Agent
 from teachagent.claude import Claude, MissingAPIKey
 from teachagent.replay import Recorder
@@ -49,7 +49,8 @@ def test_the_key_is_not_in_the_adapter_repr_a_saved_run_or_a_cassette(tmp_path, 
         recorder = Recorder(claude, tmp_path / "c.jsonl")
         run = Agent(recorder, []).run("Hello.")
         recorder.finish()
-    assert fake.requests[0].headers.get("authorization", "").endswith(SECRET) or fake.requests[0].headers.get("x-api-key") == GOOD_KEY
+    headers = fake.requests[0].headers
+    assert headers.get("authorization", "").endswith(SECRET) or headers.get("x-api-key") == GOOD_KEY
     written = "".join(p.read_text() for p in tmp_path.iterdir() if p.is_file())
     assert written and not leaks(written + run.to_json() + repr(claude) + repr(recorder) + repr(run))
 

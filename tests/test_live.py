@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from live_notebooks import NOTEBOOKS, check_ran_live, execute_copy
 
 ASKED = bool(os.environ.get("ANTHROPIC_API_KEY")) and os.environ.get("TEACHAGENT_LIVE_TESTS") == "1"

@@ -13,11 +13,9 @@ real notebooks. No key, no network: the fake listens on 127.0.0.1.
 from __future__ import annotations
 
 import pytest
-
 from fake_anthropic import FakeAnthropic
 from live_notebooks import NOTEBOOKS, check_ran_live, execute_copy, uses_a_model
 from plausible_model import MAX_TOOL_ROUNDS, claude_count, plausible_reply
-
 
 # Where this model chooses differently from the script, the lesson must say what it did.
 MUST_SHOW = {

@@ -20,10 +20,9 @@ import pytest
 from teachagent.agent import Agent
 from teachagent.dispatch import Dispatcher
 from teachagent.memory import MemoryStore, MemoryStoreError, Note, memory_tools
-from teachagent.plan import find_plan, write_plan
-from teachagent.messages import Message, ToolCall, ToolResult
-from teachagent.messages import latest_results
+from teachagent.messages import Message, ToolCall, ToolResult, latest_results
 from teachagent.models import ScriptedModel, call
+from teachagent.plan import find_plan, write_plan
 from teachagent.tokens import context_tokens
 from teachagent.tools import tool
 

@@ -4,8 +4,8 @@ import ast
 from pathlib import Path
 
 import pytest
-
 from fake_anthropic import FakeAnthropic, error_body, message_body, text_block
+
 from teachagent import Message, ScriptedModel, modes, select_model
 from teachagent.claude import DEFAULT_MODEL, Claude, MissingAPIKey
 from teachagent.replay import CassetteError, Player, Recorder, read_cassette

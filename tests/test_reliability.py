@@ -11,15 +11,15 @@ import matplotlib
 
 matplotlib.use("Agg")  # before pyplot is imported anywhere below
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-from hypothesis import assume, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
-from teachagent.plots import plot_task_success  # noqa: E402
-from teachagent.reliability import n50, n50_approx, step_success, task_success  # noqa: E402
-from teachagent.simulation import Estimate, checked_step, flaky_agent, run_flaky_agents, simulate  # noqa: E402
-from teachagent.widgets import SuccessExplorer  # noqa: E402
+from teachagent.plots import plot_task_success
+from teachagent.reliability import n50, n50_approx, step_success, task_success
+from teachagent.simulation import Estimate, checked_step, flaky_agent, run_flaky_agents, simulate
+from teachagent.widgets import SuccessExplorer
 
 # Deterministic property tests: the same examples on every run, no example database.
 props = settings(derandomize=True, database=None, deadline=None, max_examples=150)
@@ -595,7 +595,7 @@ def test_plot_task_success():
 
 
 def test_plot_task_success_draws_on_a_given_axes_and_skips_n50_out_of_range():
-    figure, ax = plt.subplots()
+    _, ax = plt.subplots()
     assert plot_task_success(0.99, 0.9, 2, n_max=30, ax=ax) is ax
     assert [line for line in ax.get_lines() if line.get_linestyle() == ":"] == []  # n₅₀ ≈ 69 and 686 > 30
     ax = plot_task_success(1.0, 0.5, 1, n_max=10)  # q = 1: no n₅₀ at all, and no error

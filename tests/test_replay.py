@@ -11,13 +11,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from fake_anthropic import FakeAnthropic, message_body, policy_server, text_block, tool_use_block
+
 from teachagent import replay
 from teachagent.agent import Agent, AgentError
 from teachagent.claude import Claude
-from teachagent.messages import Message, Response, Text, ToolResult, request_body
-from teachagent.messages import latest_results
+from teachagent.messages import Message, Response, Text, ToolResult, latest_results, request_body
 from teachagent.models import ScriptedModel, call
 from teachagent.notebook_runner import NotebookError, run_notebook
 from teachagent.replay import FORMAT, CassetteError, Player, Recorder, first_difference, read_cassette
@@ -108,7 +107,8 @@ def test_the_nearest_request_shares_the_most_leading_messages(tmp_path):
     """A changed tool result late in a run points at the call it came from, not at the run's first."""
     cassette = tmp_path / "c.jsonl"
     (run,) = record(cassette)
-    messages = [Message("user", "Double 21."), run.steps[0].response.to_message(), Message("user", [ToolResult("toolu_001", "43")])]
+    messages = [Message("user", "Double 21."), run.steps[0].response.to_message(),
+                Message("user", [ToolResult("toolu_001", "43")])]
     with pytest.raises(CassetteError) as caught:
         Player(cassette).complete("Use tools.", messages, [double.spec], 1024)
     assert "nearest recorded request: call 2 (3 messages)" in str(caught.value)
@@ -142,7 +142,8 @@ def test_a_hit_never_diffs_and_lesson_sized_requests_replay_fast(tmp_path, monke
     lines = [json.dumps({"format": FORMAT})]
     for i, messages in enumerate(conversations):
         answer = Response([Text(f"Answer {i}.")], "end_turn").to_dict()
-        lines.append(json.dumps({"kind": "complete", "request": request_body("m", "Read.", messages, [], 100), "response": answer}))
+        request = request_body("m", "Read.", messages, [], 100)
+        lines.append(json.dumps({"kind": "complete", "request": request, "response": answer}))
     cassette.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     def never(*args, **kwargs):
@@ -269,8 +270,9 @@ def test_recording_over_anything_but_a_cassette_is_refused_before_any_call(tmp_p
     before = sorted(tmp_path.rglob("*"))
     contents = None if what == "folder" else path.read_bytes()
     model = ScriptedModel(["unused"])
-    with pytest.raises(CassetteError, match="is a folder, not a cassette" if what == "folder" else
-                       ("is a notebook" if what == "notebook" else "is a file that is not a cassette") + ", so it was left alone"):
+    refusal = {"folder": "is a folder, not a cassette", "notebook": "is a notebook, so it was left alone"}.get(
+        what, "is a file that is not a cassette, so it was left alone")
+    with pytest.raises(CassetteError, match=refusal):
         Recorder(model, path)
     assert model.played == 0 and sorted(tmp_path.rglob("*")) == before
     assert contents is None or path.read_bytes() == contents

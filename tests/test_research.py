@@ -5,21 +5,21 @@ import math
 import re
 import string
 import time
-import tomllib
 from collections import Counter
 from importlib import resources
 from pathlib import Path
 
 import pytest
+import tomllib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from teachagent.dispatch import Dispatcher
 from teachagent.messages import ToolCall
 from teachagent.models import ScriptedModel
+from teachagent.research import researcher
 from teachagent.research.calculator import MAX_CHARS, CalculatorError, calculate, evaluate
 from teachagent.research.corpus import Library, load_corpus, parse
-from teachagent.research import researcher
 from teachagent.research.researcher import QUESTION, P, Q, kl_expression, research_agent
 from teachagent.tokens import count_tokens
 from teachagent.tools import tool
@@ -579,6 +579,14 @@ def test_redundant_parentheses_add_no_depth(depth):
 def test_a_complex_intermediate_is_refused(function):
     with pytest.raises(CalculatorError, match="no real value"):
         evaluate(f"{function}((-8)**0.5)")
+
+
+@pytest.mark.parametrize("expression", ["1/(1e308*10)", "0*(1e308+1e308)", "1/(1e200*1e200)", "exp(-(1e308*10))",
+                                        "abs(1e308*10) - abs(1e308*10)"])
+def test_no_infinite_intermediate_slips_through_to_a_finite_answer(expression):
+    """Each of these would end finite (0, nan, 0, 0, nan) if an infinity could pass a step."""
+    with pytest.raises(CalculatorError, match="has no finite value"):
+        evaluate(expression)
 
 
 @pytest.mark.parametrize("expression", ["(-8)**0.5", "foo(1)", "1 < 2"])

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from fake_anthropic import (
     FakeAnthropic,
     message_body,
@@ -21,6 +20,7 @@ from fake_anthropic import (
     thinking_block,
     tool_use_block,
 )
+
 from teachagent.agent import Agent
 from teachagent.claude import Claude
 from teachagent.messages import OtherBlock, RedactedThinking, Thinking

@@ -232,7 +232,7 @@ def test_literals_become_enums_of_the_right_type():
 
 
 def test_optional_parameters_accept_null_and_are_not_required():
-    def f(a: Optional[int] = None, b: str | None = None, c: Optional[Literal["x"]] = None) -> str: ...
+    def f(a: int | None = None, b: str | None = None, c: Literal["x"] | None = None) -> str: ...
 
     schema = schema_from_signature(f)
     assert "required" not in schema

@@ -60,7 +60,7 @@ def test_a_corrupted_step_is_a_clear_error():
 
 def test_reprs_are_short_and_informative():
     run = sample_run()
-    assert repr(run) == f"Run(task='Shout hello.', model='scripted', steps=3, outcome='answer', Z={sum(s.context_tokens for s in run.steps)})"
+    assert repr(run) == f"Run(task='Shout hello.', model='scripted', steps=3, outcome='answer', Z={sum(run.context_sizes)})"
     assert repr(run.steps[1]).startswith("Step(k=2, c_k=") and "calls=[whisper], errors=1" in repr(run.steps[1])
     assert isinstance(run.steps[0], Step)
 

@@ -47,22 +47,24 @@ def evaluate(expression: str) -> float:
     except SyntaxError:
         raise CalculatorError(f"cannot read {expression!r} as arithmetic") from None
     try:
-        value = _eval(tree.body, 0)
-        if isinstance(value, complex):  # e.g. (-8) ** 0.5
-            raise CalculatorError(f"{expression!r} has no real value")
-        value = float(value)
+        return float(_eval(tree.body, 0))
     except CalculatorError:
         raise
     except (ZeroDivisionError, OverflowError) as error:
         raise CalculatorError(f"{expression!r}: {error}") from None
     except ValueError as error:  # math domain errors, e.g. log2(0) or sqrt(-1)
         raise CalculatorError(f"{expression!r}: {error}") from None
-    if not math.isfinite(value):
-        raise CalculatorError(f"{expression!r} has no finite value")
-    return value
 
 
 def _eval(node: ast.AST, depth: int) -> float:
+    """The value of one node; every intermediate value must be finite, so 1/(1e308*10) is no 0."""
+    value = _value(node, depth)
+    if not math.isfinite(value):
+        raise CalculatorError(f"{ast.unparse(node)!r} has no finite value")
+    return value
+
+
+def _value(node: ast.AST, depth: int) -> float:
     if depth > MAX_DEPTH:
         raise CalculatorError(f"the expression is nested more than {MAX_DEPTH} levels deep")
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):

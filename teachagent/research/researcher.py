@@ -15,11 +15,10 @@ yes/no distributions, and the list of article ids (which the system prompt also 
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from ..agent import Agent
-from ..messages import Message, Text
-from ..messages import tool_exchanges
+from ..messages import Message, Text, tool_exchanges
 from ..models import Model, ScriptedModel, call
 from .calculator import calculate
 from .corpus import Library
@@ -76,7 +75,8 @@ def _answer(messages: list[Message], sources: list[str]) -> str:
     read_text = " ".join(r.content for _, r in tool_exchanges(messages) if not r.is_error)
     relatives = [text for doc, text in RELATIVES.items() if doc in read_text]
     symmetric = f" Symmetric alternatives mentioned in the library: {'; '.join(relatives)}." if relatives else ""
-    triangle = " (and, as the library shows, KL also fails the triangle inequality)" if "triangle inequality fails, so KL" in read_text else ""
+    fails_triangle = "triangle inequality fails, so KL" in read_text
+    triangle = " (and, as the library shows, KL also fails the triangle inequality)" if fails_triangle else ""
     return (
         f"No. The KL divergence is not a distance (not a metric), because it is not symmetric: "
         f"D_KL({P}‖{Q}) = {forward:.3f} bits but D_KL({Q}‖{P}) = {backward:.3f} bits. "
