@@ -29,7 +29,8 @@ IDEAS = [  # lesson by lesson, in the order a module may build on the ones befor
     ["cost"],
     ["reliability", "simulation"],
 ]
-MACHINERY = ["modes", "replay", "notebook_runner", "viz", "plots", "widgets", "__main__", "__init__", "research.__init__"]
+MACHINERY = ["modes", "replay", "notebook_runner", "viz", "plots", "widgets", "__main__", "__init__", "research.__init__",
+             "exercises.__init__"]  # and every exercises.lessonN: the checks of lesson N's exercises
 
 
 def module_name(path: Path) -> str:
@@ -62,18 +63,22 @@ def graph() -> dict[str, set[str]]:
     return {module_name(p): imports_of(p, known) for p in paths}
 
 
+def is_machinery(module: str) -> bool:
+    return module in MACHINERY or module.startswith("exercises.")
+
+
 def problems(edges: dict[str, set[str]] | None = None) -> list[str]:
     """Every way the graph (by default teachagent's own) breaks the shape described above; empty when it holds."""
     edges, found = graph() if edges is None else edges, []
     order = {m: (lesson, i) for lesson, group in enumerate(IDEAS, start=1) for i, m in enumerate(group)}
-    unclassified = set(edges) - set(UTILITIES) - set(order) - set(MACHINERY)
+    unclassified = {m for m in edges if m not in UTILITIES and m not in order and not is_machinery(m)}
     found += [f"{m} is in no list of scripts/import_graph.py: is it a utility, an idea or machinery?"
               for m in sorted(unclassified)]
     for module, imported in sorted(edges.items()):
         for other in sorted(imported):
             if module in UTILITIES:
                 found.append(f"utility {module} imports {other}; utilities import nothing from teachagent")
-            elif module in order and other in MACHINERY:
+            elif module in order and is_machinery(other):
                 found.append(f"idea {module} imports course machinery {other}")
             elif module in order and other in order and order[other] >= order[module]:
                 found.append(f"idea {module} (lesson {order[module][0]}) imports {other} (lesson {order[other][0]}), "
