@@ -1,0 +1,127 @@
+"""The checks of lesson 3's exercises: the gap and wrong answers get "not yet", a right answer "correct"."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from teachagent import Agent, ScriptedModel, Text, call, latest_results, read_file_tool, tool_exchanges
+from teachagent.exercises.lesson3 import check_recovery, check_smallest_budget, check_total_context
+
+SYSTEM = "You answer questions from the user's notes. Read files with read_file."
+TASK = "Which planet in my notes has the most known moons?"
+
+
+@pytest.fixture
+def read_file(tmp_path):
+    (tmp_path / "index.md").write_text("Notes in this folder:\n- mars.md\n- jupiter.md\n- saturn.md\n")
+    (tmp_path / "mars.md").write_text("# Mars\nKnown moons: 2.\n")
+    (tmp_path / "jupiter.md").write_text("# Jupiter\nKnown moons: 95.\n")
+    (tmp_path / "saturn.md").write_text("# Saturn\nKnown moons: 274.\n")
+    return read_file_tool(tmp_path)
+
+
+def careful_reader(messages):
+    seen = {c.input["path"]: r.content for c, r in tool_exchanges(messages) if not r.is_error}
+    if "index.md" not in seen:
+        return call("read_file", path="index.md")
+    unread = [name for name in re.findall(r"- (\S+\.md)", seen["index.md"]) if name not in seen]
+    return call("read_file", path=unread[0]) if unread else "Saturn."
+
+
+@pytest.fixture
+def run(read_file):
+    return Agent(ScriptedModel(careful_reader), tools=[read_file], system=SYSTEM).run(TASK)
+
+
+def said(capsys, exercise):
+    line = capsys.readouterr().out
+    assert line.count("\n") == 1 and line.startswith(f"exercise {exercise}: "), line
+    return line
+
+
+# 3.1: Z from the steps
+
+def test_total_context_not_yet_for_the_gap(capsys, run):
+    check_total_context(lambda steps: ..., run)
+    assert "not yet: `total_context(run.steps[:1])` is still ..." in said(capsys, "3.1")
+
+
+@pytest.mark.parametrize("wrong", [
+    lambda steps: steps[-1].context_tokens,  # only the last call
+    lambda steps: len(steps),  # the number of calls
+    lambda steps: 1062,  # a number read off one run
+])
+def test_total_context_not_yet_for_a_wrong_total(capsys, run, wrong):
+    check_total_context(wrong, run)
+    assert "not yet" in said(capsys, "3.1")
+
+
+def test_total_context_not_yet_when_it_crashes(capsys, run):
+    check_total_context(lambda steps: steps.Z, run)
+    assert "not yet: your code raised AttributeError" in said(capsys, "3.1")
+
+
+def test_total_context_correct(capsys, run):
+    check_total_context(lambda steps: sum(s.context_tokens for s in steps), run)
+    assert f"correct: Z = {run.Z} tokens over 5 calls" in said(capsys, "3.1")
+
+
+# 3.2: the smallest step budget
+
+@pytest.mark.parametrize("wrong, problem", [
+    (..., "`smallest` is still ..."),
+    (4, "with max_steps=4 the run ends with outcome 'max_steps'"),
+    (6, "with max_steps=5 it answers too"),
+    ("5", "a step budget is a whole number"),
+    (0, "a step budget is a whole number, at least 1"),
+])
+def test_smallest_budget_not_yet(capsys, read_file, wrong, problem):
+    check_smallest_budget(wrong, careful_reader, [read_file], SYSTEM, TASK)
+    line = said(capsys, "3.2")
+    assert "not yet: " in line and problem in line
+
+
+def test_smallest_budget_correct(capsys, read_file):
+    check_smallest_budget(5, careful_reader, [read_file], SYSTEM, TASK)
+    assert "correct: max_steps=5: 4 steps calling read_file, then one to answer" in said(capsys, "3.2")
+
+
+# 3.3: recovering from an error
+
+def first_suggested(messages):
+    error = latest_results(messages)[0].content
+    return call("read_file", path=re.search(r"include: ([\w.]+)", error)[1])
+
+
+def test_recovery_not_yet_for_the_gap(capsys, read_file):
+    check_recovery([call("read_file", path="venus.md"), lambda m: call("read_file", path=...), "Done."], read_file, SYSTEM, TASK)
+    assert "not yet: `suggestion` is still ..." in said(capsys, "3.3")
+
+
+@pytest.mark.parametrize("script, problem", [
+    # a second step that names the file itself works in the lesson's folder only
+    ([call("read_file", path="venus.md"), call("read_file", path="index.md"), "Done."],
+     "the second call asked for 'index.md', but the error"),
+    ([call("read_file", path="venus.md"), lambda m: call("read_file", path="mars.md"), "Done."],
+     "suggests 'index.md' first"),
+    # a first call that does not fail
+    ([call("read_file", path="index.md"), first_suggested, "Done."], "the first step must be one call that fails"),
+    # a second step that is not a call
+    ([call("read_file", path="venus.md"), lambda m: Text("index.md"), "Done."], "make it one tool call"),
+    # no answer after the recovery
+    ([call("read_file", path="venus.md"), first_suggested, call("read_file", path="mars.md")],
+     "ended with outcome 'max_steps', not an answer"),
+    ([call("read_file", path="venus.md"), first_suggested], "the script needs at least three steps"),
+])
+def test_recovery_not_yet_for_a_wrong_script(capsys, read_file, script, problem):
+    check_recovery(script, read_file, SYSTEM, TASK)
+    line = said(capsys, "3.3")
+    assert "not yet: " in line and problem in line
+
+
+def test_recovery_correct(capsys, read_file):
+    check_recovery([call("read_file", path="venus.md"), first_suggested, "Done."], read_file, SYSTEM, TASK)
+    assert ("correct: after the error the agent read 'index.md', the first file suggested, and answered "
+            "(and 'asteroids.txt' in a folder of other files)") in said(capsys, "3.3")
