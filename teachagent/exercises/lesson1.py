@@ -1,0 +1,113 @@
+"""Checks for the exercises of notebooks/01_bare_chat.ipynb.
+
+Each check plays its own `ScriptedModel`, so it means the same thing offline and live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..messages import Message, Response
+from ..models import Model, ScriptedModel
+from ..tokens import context_tokens
+from . import check, expect, filled
+
+GUEST = "Grace"  # the name the guest of exercise 1.2 gives
+
+
+def _saying(text: str) -> ScriptedModel:
+    """A scripted model that replies `text` to anything."""
+    return ScriptedModel(lambda messages: text)
+
+
+def _reply(text: str, max_tokens: int) -> Response:
+    """The reply `text`, written under the cap `max_tokens`."""
+    return _saying(text).complete("", [Message("user", "Hello!")], [], max_tokens)
+
+
+def check_was_cut(was_cut: Callable[[Response], bool]) -> None:
+    """1.1: `was_cut(response)` is True exactly when the reply ran into max_tokens."""
+
+    def test() -> str:
+        cut = _reply("Hello. Welcome to the hotel.", max_tokens=2)  # cut right after a full stop
+        whole = _reply("Welcome aboard", max_tokens=200)  # finished, with no full stop
+        for response, wanted in [(cut, True), (whole, False)]:
+            got = filled(was_cut(response), "was_cut(response)")
+            expect(isinstance(got, bool), f"was_cut should return True or False, got {got!r}")
+            expect(got == wanted, f"was_cut says {got} for the reply {response.text!r}, "
+                                  f"whose stop_reason is {response.stop_reason!r}")
+        return f"{cut.text!r} was cut ({cut.stop_reason}); {whole.text!r} came back whole ({whole.stop_reason})"
+
+    check("1.1", test)
+
+
+def check_second_call(messages: list[Message], reply: Response, receptionist: Model) -> None:
+    """1.2: the messages of a second call, after which the stateless receptionist knows the guest's name."""
+
+    def test() -> str:
+        sent = filled(messages, "second_call")
+        expect(isinstance(sent, list) and bool(sent) and all(isinstance(m, Message) for m in sent),
+               "`second_call` should be a list of Message objects")
+        expect(sent[-1].role == "user" and "name" in sent[-1].text.lower() and "?" in sent[-1].text,
+               'the last message should be the guest\'s question, a user turn: "What is my name?"')
+        answer = receptionist.complete("", sent, [], 200).text
+        expect(GUEST in answer, f"the receptionist answered {answer!r}: it keeps nothing between calls, "
+                                "so what it should know must be in the messages you send")
+        roles = [m.role for m in sent]
+        expect(roles == ["user", "assistant"] * (len(sent) // 2) + ["user"],
+               f"the roles {roles} should take turns, user first: the model's replies go in as assistant turns")
+        expect(any(m.role == "assistant" and m.text == reply.text for m in sent),
+               "the model's first reply is not in the history: add it as an assistant turn (reply.to_message())")
+        return f"sent {len(sent)} messages, and the scripted receptionist answered {answer!r}"
+
+    check("1.2", test)
+
+
+def check_smallest_whole(smallest_whole: Callable[[Model, str, list[Message]], int]) -> None:
+    """1.3: `smallest_whole(model, system, messages)` finds the smallest max_tokens that gives a whole reply."""
+
+    def test() -> str:
+        found = []
+        for text in ["Nice to meet you, Ada! How can I help?", "Good morning."]:
+            model = _saying(text)
+            hello = [Message("user", "Hello!")]
+            n = filled(smallest_whole(model, "Be brief.", hello), "smallest_whole(model, system, messages)")
+            expect(isinstance(n, int) and n >= 1, f"smallest_whole should return a whole number of tokens, got {n!r}")
+            at_n = model.complete("Be brief.", hello, [], n)
+            expect(at_n.stop_reason == "end_turn", f"with max_tokens={n} the reply {text!r} is still cut ({at_n.stop_reason})")
+            expect(n == 1 or model.complete("Be brief.", hello, [], n - 1).stop_reason == "max_tokens",
+                   f"{text!r} already comes back whole with max_tokens={n - 1}, below your {n}")
+            found.append(f"{n} for {text!r}")
+        return f"the smallest max_tokens is {' and '.join(found)}, each reply's own length in tokens"
+
+    check("1.3", test)
+
+
+def _chat(system: str, turns: list[str]) -> tuple[list[Message], list[int]]:
+    """A conversation with a scripted model, as in section 5: its history, and what each call read."""
+    model = ScriptedModel(lambda messages: f"Noted: {messages[-1].text.lower()}")
+    history, read = [], []
+    for turn in turns:
+        history.append(Message("user", turn))
+        reply = model.complete(system, history, [], 200)
+        history.append(reply.to_message())
+        read.append(reply.usage.input_tokens)
+    return history, read
+
+
+def check_tokens_read(tokens_read: Callable[[str, list[Message]], int]) -> None:
+    """1.4: `tokens_read(system, history)` adds up the input tokens of every call of a conversation."""
+
+    def test() -> str:
+        turns = ["Hello! My name is Ada.", "I need a room for three nights.", "Is breakfast included?", "Thank you!"]
+        shown = []
+        for system, n in [("You are a friendly receptionist.", 3), ("Answer in one line.", 1), ("Be brief.", 4)]:
+            history, read = _chat(system, turns[:n])
+            got = filled(tokens_read(system, history), "tokens_read(system, history)")
+            expect(got == sum(read), f"for a conversation of {n} turns you counted {got}; its {n} calls read "
+                                     f"{sum(read)} tokens in all (their usage.input_tokens), the last one alone "
+                                     f"{context_tokens(system, history[:-1])}")
+            shown.append(f"{sum(read)} tokens over {n} call{'s' * (n > 1)}")
+        return f"your counts match what the calls read by their own usage: {', '.join(shown)}"
+
+    check("1.4", test)
