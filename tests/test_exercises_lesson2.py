@@ -1,0 +1,222 @@
+"""The checks of lesson 2's exercises: the gap and wrong answers get "not yet", right ones "correct"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import pytest
+
+from teachagent import ToolCall, read_file_tool, tool
+from teachagent.exercises.lesson2 import check_fixed_call, check_refused_before_running, check_to_fahrenheit, check_txt_reader
+
+
+def line(capsys) -> str:
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1, out
+    return out
+
+
+@tool
+def to_fahrenheit(celsius: float) -> str:
+    """Convert a temperature from degrees Celsius to degrees Fahrenheit.
+
+    Args:
+        celsius: the temperature in degrees Celsius.
+    """
+    return str(celsius * 9 / 5 + 32)
+
+
+@tool(name="to_fahrenheit")
+def whole_degrees(celsius: int) -> str:
+    """Convert a temperature from degrees Celsius to degrees Fahrenheit.
+
+    Args:
+        celsius: the temperature in degrees Celsius.
+    """
+    return str(celsius * 9 / 5 + 32)
+
+
+@tool(name="to_fahrenheit")
+def undescribed(celsius: float) -> str:
+    """Convert a temperature from degrees Celsius to degrees Fahrenheit."""
+    return str(celsius * 9 / 5 + 32)
+
+
+@tool(name="to_fahrenheit")
+def upside_down(celsius: float) -> str:
+    """Convert a temperature from degrees Celsius to degrees Fahrenheit.
+
+    Args:
+        celsius: the temperature in degrees Celsius.
+    """
+    return str((celsius - 32) * 5 / 9)
+
+
+@tool(name="to_fahrenheit")
+def a_number(celsius: float) -> str:
+    """Convert a temperature from degrees Celsius to degrees Fahrenheit.
+
+    Args:
+        celsius: the temperature in degrees Celsius.
+    """
+    return celsius * 9 / 5 + 32
+
+
+@pytest.mark.parametrize("answer, verdict", [
+    (..., "not yet: `to_fahrenheit` is still ..."),
+    (to_fahrenheit.fn, "not yet: `to_fahrenheit` is a function, not a Tool"),
+    (whole_degrees, "not yet: the schema gives `celsius` the type 'integer'"),
+    (undescribed, "not yet: `celsius` has no description"),
+    (upside_down, "not yet: 100 °C came back as '37.77"),
+    (a_number, "not yet: to_fahrenheit(100) failed: tool 'to_fahrenheit' returned float, not str"),
+    (to_fahrenheit, "correct: the schema asks for a number `celsius` and describes it; 100 °C → '212.0'"),
+])
+def test_to_fahrenheit(answer, verdict, capsys):
+    check_to_fahrenheit(answer)
+    assert line(capsys).startswith(f"exercise 2.1: {verdict}")
+
+
+@tool
+def add(a: int, b: int) -> str:
+    """Add two integers."""
+    return str(a + b)
+
+
+@tool
+def divide(a: float, b: float) -> str:
+    """Divide a by b."""
+    return str(a / b)
+
+
+calls = [
+    ToolCall("q0", "add", {"a": 1, "b": 2}),
+    ToolCall("q1", "add", {"a": 1.5, "b": 2}),
+    ToolCall("q2", "Add", {"a": 1, "b": 2}),
+    ToolCall("q3", "divide", {"a": 1, "b": 0}),
+    ToolCall("q4", "divide", {"a": True, "b": 2}),
+    ToolCall("q5", "divide", {"a": 7, "b": 2}),
+]
+
+
+@pytest.mark.parametrize("answer, verdict", [
+    (..., "not yet: `refused_before_running` is still ..."),
+    ({1, 2, 3, 4}, "not yet: call 3, divide({'a': 1, 'b': 0}), passed the checks and ran, giving 'ZeroDivisionError"),
+    ({1, 2}, "not yet: call 4, divide({'a': True, 'b': 2}), was refused before running: the input does not match"),
+    ({1, 2, 4, 5}, "not yet: call 5, divide({'a': 7, 'b': 2}), passed the checks and ran, giving '3.5'"),
+    ({1, 2, 4, 9}, "not yet: the calls are numbered 0 to 5"),
+    ("1, 2, 4", "not yet: write the indexes as a set of whole numbers"),
+    ({1, 2, 4}, "correct: refused before running: [1, 2, 4]"),
+    ([4, 2, 1], "correct"),
+])
+def test_refused_before_running(answer, verdict, capsys):
+    check_refused_before_running(answer, calls, [add, divide])
+    assert line(capsys).startswith(f"exercise 2.2: {verdict}")
+
+
+@tool
+def count_text(text: str, unit: Literal["words", "characters"] = "words") -> str:
+    """Count the words or characters in a piece of text."""
+    n = len(text.split()) if unit == "words" else len(text)
+    return f"{n} {unit}"
+
+
+wrong = ToolCall("toolu_007", "count_text", {"txt": "To be, or not to be", "unit": "chars"})
+
+
+@pytest.mark.parametrize("answer, verdict", [
+    (..., "not yet: `fixed` is still ..."),
+    ({"text": "To be, or not to be", "unit": "characters"}, "not yet: write `fixed` as a ToolCall(id, name, input)"),
+    (ToolCall("t2", "count_text", {"text": "To be, or not to be", "unit": "chars"}),
+     "not yet: the dispatcher refuses this one too: the input does not match the schema of tool 'count_text'; "
+     "it was not run: input.unit: 'chars' is not one of ['words', 'characters']"),
+    (ToolCall("t2", "count_text", {"text": "To be, or not to be"}), "not yet: the model asked for the unit 'chars'"),
+    (ToolCall("t2", "count_text", {"text": "to be", "unit": "characters"}), "not yet: the model wanted 'To be, or not to be'"),
+    (ToolCall("t2", "count_text", {"text": "To be, or not to be", "unit": "characters"}),
+     "correct: the dispatcher ran count_text({'text': 'To be, or not to be', 'unit': 'characters'}) and returned '19"),
+])
+def test_fixed_call(answer, verdict, capsys):
+    check_fixed_call(answer, wrong, count_text)
+    assert line(capsys).startswith(f"exercise 2.3: {verdict}")
+
+
+def txt_only(folder):
+    reader = read_file_tool(folder)
+
+    @tool(name="read_file")
+    def read_txt(path: str) -> str:
+        """Read a .txt file in the folder.
+
+        Args:
+            path: the file's path relative to the folder.
+        """
+        if not path.endswith(".txt"):
+            raise ValueError(f"{path!r} is not a .txt file; this tool reads .txt files only")
+        return reader.fn(path=path)
+
+    return read_txt
+
+
+def no_fence(folder):
+    @tool(name="read_file")
+    def read_txt(path: str) -> str:
+        """Read a .txt file in the folder.
+
+        Args:
+            path: the file's path relative to the folder.
+        """
+        if not path.endswith(".txt"):
+            raise ValueError("this tool reads .txt files only")
+        return (Path(folder) / path).read_text()
+
+    return read_txt
+
+
+def silent_refusal(folder):
+    reader = read_file_tool(folder)
+
+    @tool(name="read_file")
+    def read_txt(path: str) -> str:
+        """Read a .txt file in the folder.
+
+        Args:
+            path: the file's path relative to the folder.
+        """
+        if not path.endswith(".txt"):
+            raise ValueError("no")
+        return reader.fn(path=path)
+
+    return read_txt
+
+
+def gap(folder):
+    @tool(name="read_file")
+    def read_txt(path: str) -> str:
+        """Read a .txt file in the folder."""
+        return ...
+
+    return read_txt
+
+
+def renamed(folder):
+    @tool
+    def read_txt(filename: str) -> str:
+        """Read a .txt file in the folder."""
+        return read_file_tool(folder).fn(path=filename)
+
+    return read_txt
+
+
+@pytest.mark.parametrize("answer, verdict", [
+    (lambda folder: ..., "not yet: `txt_reader(folder)` is still ..."),
+    (gap, "not yet: `read_txt(path)` is still ..."),
+    (renamed, "not yet: the tool should take a `path`"),
+    (lambda folder: read_file_tool(folder).fn, "not yet: txt_reader should return a Tool, got function"),
+    (read_file_tool, "not yet: it read 'notes.md', which is not a .txt file"),
+    (silent_refusal, "not yet: it refused 'notes.md' with 'ValueError: no'"),
+    (no_fence, "not yet: it read '../secret.txt', which leads out of the folder"),
+    (txt_only, "correct: reads 'todo.txt' and 'plans/week.txt'; refuses 'notes.md' (\"ValueError: 'notes.md' is not a .txt"),
+])
+def test_txt_reader(answer, verdict, capsys):
+    check_txt_reader(answer)
+    assert line(capsys).startswith(f"exercise 2.4: {verdict}")
