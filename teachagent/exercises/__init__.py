@@ -16,7 +16,8 @@ never overwrites what the learner wrote. Each lesson's checks live in
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 class NotYet(Exception):
