@@ -22,8 +22,8 @@ from .agent import FINAL, AgentError
 from .display import shorten
 from .errors import CourseError, SettingError, check_number
 from .human import HumanModel
-from .messages import OUTCOMES
-from .models import ScriptedModel
+from .messages import OUTCOMES, Thinking
+from .models import Model, ScriptedModel
 from .modes import MODES, select_model
 from .replay import CassetteError, Recorder
 from .research.corpus import Library
@@ -69,7 +69,8 @@ def print_step(step: Step, run: Run) -> None:
     """The `on_step` hook: one step, printed as soon as the agent has taken it."""
     print(f"\nstep {step.index}: c_{step.index} = {step.context_tokens} tokens, Z = {run.Z}")
     for thought in step.response.thoughts:
-        print(f"  thought: {one_line(thought.thinking) if getattr(thought, 'thinking', '') else '(hidden)'}")
+        shown = one_line(thought.thinking) if isinstance(thought, Thinking) and thought.thinking else "(hidden)"
+        print(f"  thought: {shown}")
     if step.response.stop_reason in FINAL:
         print("  model: (final answer, below)")
     elif step.response.text:
@@ -133,6 +134,7 @@ def research_main(argv: list[str]) -> int:
     args = parse_args(argv)
     library = Library()
     scripted = ScriptedModel(STRATEGIES[args.strategy](library), name=f"scripted researcher ({args.strategy})")
+    model: Model
     if args.human:
         model = HumanModel()
         print("[teachagent] you are the model: each step shows what the model reads; reply with text for a final "

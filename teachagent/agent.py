@@ -16,16 +16,17 @@ from typing import Protocol
 
 from .dispatch import Dispatcher
 from .errors import CourseError, SettingError, check_number
-from .messages import MAX_TOKENS, Message, Usage
-from .models import Model, ScriptedModel
+from .messages import MAX_TOKENS, Message, Outcome, StopReason, Usage
+from .models import Model, ScriptedModel, TokenCounter
 from .tokens import context_tokens, message_tokens
 from .tools import Tool
 from .trace import Run, Step
 
 # Stop reasons after which the model's text is its final answer.
-FINAL = ("end_turn", "stop_sequence")
+FINAL: tuple[StopReason, ...] = ("end_turn", "stop_sequence")
 # Stop reasons that end the run without an answer: the reply was cut, refused, or no longer fits.
-ENDS_RUN = ("max_tokens", "refusal", "model_context_window_exceeded")
+# Each is also the outcome of a run it ends.
+ENDS_RUN: tuple[Outcome, ...] = ("max_tokens", "refusal", "model_context_window_exceeded")
 
 
 class AgentError(RuntimeError):
@@ -139,7 +140,7 @@ class Agent:
             if response.stop_reason in FINAL:
                 run.answer, run.outcome = response.text, "answer"
                 return run
-            if response.stop_reason in ENDS_RUN or (tool_use and not results):
+            if response.stop_reason in ENDS_RUN or (response.stop_reason == "tool_use" and not results):
                 run.outcome = response.stop_reason
                 return run
             # tool_use with results, or pause_turn: send the grown context back for the next step
@@ -154,13 +155,13 @@ class Agent:
         model that can count (`Claude.count_tokens`, the API's own count) is asked before
         each call, and only when a token or dollar budget is set: no budget, no extra request.
         """
-        counter = getattr(self.model, "count_tokens", None)
+        counter: TokenCounter | None = getattr(self.model, "count_tokens", None)
         budgets = (self.max_context_tokens, self.max_input_tokens, self.max_dollars)
         if counter is None or all(limit is None for limit in budgets):
             return c_k
         return max(c_k, counter(self.system, messages, specs))
 
-    def budget_broken_by(self, run: Run, next_read: int) -> str | None:
+    def budget_broken_by(self, run: Run, next_read: int) -> Outcome | None:
         """The budget a next call reading `next_read` tokens could break, or None if it may go ahead.
 
         What the run has read so far is what the model reported for each call (the API's
@@ -173,6 +174,7 @@ class Agent:
             if read + next_read > self.max_input_tokens:
                 return "max_input_tokens"
         if self.max_dollars is not None:
+            assert self.price is not None  # __post_init__ refuses max_dollars without a price
             spent = sum(self.price.dollars(s.response.usage) for s in run.steps)
             if spent + self.price.dollars(Usage(next_read, self.max_tokens)) > self.max_dollars:
                 return "max_dollars"
@@ -187,7 +189,7 @@ class Agent:
 
         def delegate(task: str) -> str:
             run = self.run(task)
-            if run.outcome != "answer":
+            if run.answer is None:  # only a run whose outcome is "answer" has one
                 raise RuntimeError(f"the sub-agent stopped without an answer (outcome: {run.outcome})")
             return run.answer
 

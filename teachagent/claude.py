@@ -20,12 +20,14 @@ import json
 import os
 import threading
 import unicodedata
+from collections.abc import Sequence
 from typing import Any
 
 from .errors import CourseError, check_number
 from .messages import (
     MAX_TOKENS,
     STOP_REASONS,
+    Block,
     Message,
     OtherBlock,
     RedactedThinking,
@@ -101,19 +103,19 @@ class Claude:
         return f"Claude(model={self.name!r})"
 
     def request(
-        self, system: str, messages: list[Message], tools: list[dict[str, Any]], max_tokens: int
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
     ) -> dict[str, Any]:
         """The keyword arguments of `messages.create` for this call: exactly what is sent."""
         return request_body(self.name, system, messages, tools, max_tokens)
 
     def complete(
-        self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
     ) -> Response:
         params = self.request(system, messages, tools, max_tokens)
         reply = self._within_timeout(lambda client: client.messages.create(**params))
         return to_response(reply)
 
-    def count_tokens(self, system: str, messages: list[Message], tools: list[dict[str, Any]] = ()) -> int:
+    def count_tokens(self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = ()) -> int:
         """Claude's own count of the tokens this context holds (the API's counting endpoint; free).
 
         The agent asks for it before a live call when a token or dollar budget is set, because
@@ -157,7 +159,7 @@ def to_response(reply: Any) -> Response:
     """Our `Response` from the SDK's `Message` object, block by block and by type."""
     if not isinstance(getattr(reply, "content", None), list) or getattr(reply, "usage", None) is None:
         raise UnexpectedReply(f"the API answered with something that is not a message: {str(reply)[:200]!r}")
-    content = []
+    content: list[Block] = []
     for block in reply.content:
         kind = getattr(block, "type", None)
         if kind == "text" and isinstance(block.text, str):

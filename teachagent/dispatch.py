@@ -56,7 +56,9 @@ class Dispatcher:
 
     def __call__(self, call: ToolCall) -> ToolResult:
         """Check one call, run it if it is valid, and report what happened."""
-        call_id, name, tool_input = (getattr(call, attr, None) for attr in ("id", "name", "input"))
+        # read with getattr: a stand-in object that lacks a field still gets an error result
+        call_id: str = getattr(call, "id", "")
+        name, tool_input = getattr(call, "name", None), getattr(call, "input", None)
 
         def error(message: str) -> ToolResult:
             return ToolResult(call_id, message, is_error=True)
@@ -70,7 +72,7 @@ class Dispatcher:
 
         problems = [
             shorten(f"input{e.json_path[1:]}: {e.message}", MAX_PROBLEM_CHARS)
-            for e in self._validators[name].iter_errors(tool_input)
+            for e in self._validators[tool.name].iter_errors(tool_input)
         ]
         if problems:
             if len(problems) > MAX_PROBLEMS:

@@ -25,12 +25,12 @@ Three ways to play:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import CourseError
-from .messages import MAX_TOKENS, Message, Response, Text, ToolCall, ToolResult, Usage
+from .messages import MAX_TOKENS, Block, Message, Response, StopReason, Text, ToolCall, ToolResult, Usage
 from .tokens import block_tokens, context_tokens
 
 HOW_TO_REPLY = 'your reply: text for a final answer, or one line per tool call: call NAME {"json": "input"}'
@@ -133,7 +133,7 @@ class HumanModel:
         return f"HumanModel({how}, replied {self._calls} times)"
 
     def complete(
-        self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
     ) -> Response:
         page, problem = context_page(system, messages, list(tools)), None
         while True:
@@ -149,9 +149,9 @@ class HumanModel:
                     raise  # a prepared answer that is not a reply is a bug in the lesson: say so at once
                 problem = str(why)
         self._calls += 1
-        blocks = [self._numbered(b) for b in blocks]
-        stop = "tool_use" if any(isinstance(b, ToolCall) for b in blocks) else "end_turn"
-        return Response(blocks, stop, Usage(context_tokens(system, messages, tools), written), self.name)
+        reply: list[Block] = [self._numbered(b) for b in blocks]
+        stop: StopReason = "tool_use" if any(isinstance(b, ToolCall) for b in reply) else "end_turn"
+        return Response(reply, stop, Usage(context_tokens(system, messages, tools), written), self.name)
 
     def _next_reply(self, page: str, problem: str | None) -> str:
         if self.answers is None:

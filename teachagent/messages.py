@@ -22,6 +22,7 @@ are plain records.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -219,35 +220,37 @@ def block_from_dict(d: dict[str, Any]) -> Block:
     return OtherBlock(dict(d))
 
 
-@dataclass
+@dataclass(init=False)
 class Message:
     """One turn of the conversation: who speaks (`role`) and what they say (`content`).
 
-    `Message("user", "hi")` is shorthand for `Message("user", [Text("hi")])`.
+    `Message("user", "hi")` is shorthand for `Message("user", [Text("hi")])`, and a single
+    block needs no list either. Whatever it was given, `content` is always a list of blocks.
     """
 
     role: Role
     content: list[Block]
 
-    def __post_init__(self) -> None:
-        if self.role not in ("user", "assistant"):
+    def __init__(self, role: Role, content: str | Block | Sequence[Block]) -> None:
+        if role not in ("user", "assistant"):
             raise ValueError(
-                f"role must be 'user' or 'assistant', got {self.role!r} "
+                f"role must be 'user' or 'assistant', got {role!r} "
                 "(the system prompt is not a message: pass it as `system`)"
             )
-        if isinstance(self.content, str):
-            self.content = [Text(self.content)]
-        elif isinstance(self.content, _BLOCK_TYPES):
-            self.content = [self.content]
-        elif not isinstance(self.content, (list, tuple)):
-            raise TypeError(f"content must be a str or a list of blocks, got {type(self.content).__name__}")
-        self.content = list(self.content)
-        for block in self.content:
+        if isinstance(content, str):
+            content = [Text(content)]
+        elif isinstance(content, _BLOCK_TYPES):
+            content = [content]
+        elif not isinstance(content, (list, tuple)):
+            raise TypeError(f"content must be a str or a list of blocks, got {type(content).__name__}")
+        for block in content:
             if not isinstance(block, _BLOCK_TYPES):
                 raise TypeError(
                     f"content blocks must be Text, ToolCall, ToolResult or another block of this module, got {block!r} "
                     "(read an API dict with block_from_dict first)"
                 )
+        self.role = role
+        self.content = list(content)
 
     @property
     def text(self) -> str:
@@ -387,7 +390,7 @@ def tool_exchanges(messages: list[Message]) -> list[tuple[ToolCall, ToolResult]]
 
 
 def request_body(
-    model: str, system: str, messages: list[Message], tools: list[dict[str, Any]], max_tokens: int
+    model: str, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
 ) -> dict[str, Any]:
     """One Messages API request as plain JSON data: what the adapter sends and a cassette records."""
     body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": [m.to_dict() for m in messages]}

@@ -13,7 +13,7 @@ is real. `teachagent.modes.select_model` picks the scripted model or Claude for 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Union, runtime_checkable
 
@@ -24,6 +24,7 @@ from .messages import (
     OtherBlock,
     RedactedThinking,
     Response,
+    StopReason,
     Text,
     Thinking,
     ToolCall,
@@ -43,13 +44,18 @@ class Model(Protocol):
     name: str
 
     def complete(
-        self, system: str, messages: list[Message], tools: list[dict[str, Any]], max_tokens: int
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
     ) -> Response: ...
+
+
+# The type of a model's optional `count_tokens(system, messages, tools) -> int`.
+TokenCounter = Callable[[str, list[Message], Sequence[dict[str, Any]]], int]
 
 
 # A script step: a fixed reply, or a function of the conversation that returns one.
 Reply = Union[str, Text, ToolCall, Thinking, list, Response]  # noqa: UP007 (str | ... fails at run time on Python 3.10)
-ScriptStep = Union[Reply, Callable[[list[Message]], Reply]]  # noqa: UP007
+Policy = Callable[[list[Message]], Reply]  # a function of the conversation that returns a reply
+ScriptStep = Union[Reply, Policy]  # noqa: UP007
 
 
 class ScriptExhausted(CourseError, RuntimeError):
@@ -76,7 +82,7 @@ def _as_response(reply: Reply) -> Response:
         raise TypeError(
             f"a script step must give a str, Text, ToolCall, Thinking, a list of them or a Response, got {reply!r}"
         )
-    stop = "tool_use" if any(isinstance(b, ToolCall) for b in reply) else "end_turn"
+    stop: StopReason = "tool_use" if any(isinstance(b, ToolCall) for b in reply) else "end_turn"
     return Response(reply, stop)
 
 
@@ -109,7 +115,7 @@ class ScriptedModel:
     is real: tiktoken counts of what it was sent and what it wrote.
     """
 
-    script: list[ScriptStep] | Callable[[list[Message]], Reply]
+    script: list[ScriptStep] | Policy
     name: str = "scripted"
     context_window: int | None = None  # the most tokens it can read; a longer context ends its reply
     played: int = field(default=0, init=False)
@@ -136,7 +142,7 @@ class ScriptedModel:
         self._calls = 0
 
     def complete(
-        self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
     ) -> Response:
         check_number("max_tokens", max_tokens, whole=True, at_least=1)
         if not callable(self.script) and self.played >= len(self.script):

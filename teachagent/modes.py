@@ -20,13 +20,16 @@ import atexit
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .models import Model, ScriptedModel
 
+if TYPE_CHECKING:  # for the annotations only: replay is imported where it is used
+    from .replay import Player, Recorder
+
 MODES = ("offline", "live", "record", "replay")
 
-_open: dict[Path, Model] = {}  # one recorder or player per cassette per process, shared by every select_model
+_open: dict[Path, Recorder | Player] = {}  # one recorder or player per cassette per process, shared by every select_model
 
 
 def default_cassette(notebook: str | Path) -> Path:
@@ -44,23 +47,27 @@ def cassette_path(mode: str, given: str | Path | None = None) -> Path:
     return Path(path)
 
 
-def cassette_model(mode: str, path: str | Path, live: Model | None = None) -> Model:
+def cassette_model(mode: str, path: str | Path, live: Model | None = None) -> Recorder | Player:
     """The recorder (of `live`) or the player for `path` in this process, made on first use."""
     from .replay import Player, Recorder
 
     key = Path(path).resolve()
     if mode == "record":
-        if not isinstance(_open.get(key), Recorder) or _open[key].finished:
+        recorder = _open.get(key)
+        if not isinstance(recorder, Recorder) or recorder.finished:
+            if live is None:
+                raise ValueError("record mode needs the live model to record, e.g. Claude()")
             draft = os.environ.get("TEACHAGENT_DRAFT")  # set by `notebook record`, which promotes the draft itself
-            _open[key] = Recorder(live, key, draft)
+            recorder = Recorder(live, key, draft)
+            _open[key] = recorder
             if not draft:
-                atexit.register(_finish_at_exit, _open[key])
+                atexit.register(_finish_at_exit, recorder)
     elif not isinstance(_open.get(key), Player):
         _open[key] = Player(key)
     return _open[key]
 
 
-def _finish_at_exit(recorder) -> None:
+def _finish_at_exit(recorder: Recorder) -> None:
     """Keep a whole interactive recording as the cassette; a failed call leaves the old one."""
     from .replay import CassetteError
 
@@ -89,6 +96,7 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
     if chosen not in MODES:
         raise ValueError(f"unknown mode {chosen!r}; TEACHAGENT_MODE can be one of: {', '.join(MODES)}")
 
+    model: Model
     if chosen in ("record", "replay"):
         path = cassette_path(chosen, cassette)
         if chosen == "record":
@@ -98,7 +106,10 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
             banner = (f"record mode: {model.name} through the Anthropic API, every call billed and recorded; "
                       f"the recording replaces {path} when this kernel or program ends, if no call failed.")
         else:
+            from .replay import Player
+
             model = cassette_model(chosen, path)
+            assert isinstance(model, Player)  # replay mode always gives a player
             banner = f"replay mode: answers recorded from {model.recorded}, read back from {path}; no API calls."
     elif chosen == "live":
         from .claude import Claude

@@ -67,7 +67,7 @@ def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = 
             progress(f"  cell {at['cell']}/{len(code_cells)} done")
 
     saved = {name: os.environ.get(name) for name in ("TEACHAGENT_MODE", "TEACHAGENT_CASSETTE", "TEACHAGENT_DRAFT")}
-    _set_environment(TEACHAGENT_MODE=mode, TEACHAGENT_CASSETTE=str(cassette), TEACHAGENT_DRAFT=draft and str(draft))
+    _set_environment(TEACHAGENT_MODE=mode, TEACHAGENT_CASSETTE=str(cassette), TEACHAGENT_DRAFT=str(draft) if draft else None)
     try:
         progress(f"{mode}ing {notebook} ({len(code_cells)} code cells) with the cassette {cassette}")
         client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",

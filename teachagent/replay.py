@@ -22,13 +22,14 @@ import itertools
 import json
 import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .display import shorten
 from .errors import CourseError
 from .messages import MAX_TOKENS, Message, Response, Usage, request_body
-from .models import Model
+from .models import Model, TokenCounter
 
 FORMAT = "teachagent.cassette/2"
 READABLE = ("teachagent.cassette/1", FORMAT)  # /1 always held "system" and "tools", even empty
@@ -41,7 +42,7 @@ class CassetteError(CourseError, RuntimeError):
     """A cassette is missing, damaged, or does not hold what is being replayed."""
 
 
-def count_request(model: str, system: str, messages: list[Message], tools: list[dict[str, Any]]) -> dict:
+def count_request(model: str, system: str, messages: list[Message], tools: Sequence[dict[str, Any]]) -> dict:
     """What a token count is asked about: a request without max_tokens, as the counting endpoint takes it."""
     body = request_body(model, system, messages, tools, max_tokens=1)
     del body["max_tokens"]
@@ -116,7 +117,9 @@ class Recorder:
         self.calls = self.failed = 0
         self.finished = False
         self._write({"format": FORMAT}, mode="w")
-        if callable(getattr(model, "count_tokens", None)):
+        counter: TokenCounter | None = getattr(model, "count_tokens", None)
+        if callable(counter):
+            self._counter = counter
             self.count_tokens = self._count_tokens  # only a model that can count gets a counting recorder
 
     def __repr__(self) -> str:
@@ -131,7 +134,7 @@ class Recorder:
             os.fsync(draft.fileno())
 
     def complete(
-        self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
     ) -> Response:
         try:
             response = self.model.complete(system, messages, tools, max_tokens)
@@ -143,9 +146,9 @@ class Recorder:
         self.calls += 1
         return response
 
-    def _count_tokens(self, system: str, messages: list[Message], tools: list[dict[str, Any]] = ()) -> int:
+    def _count_tokens(self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = ()) -> int:
         try:
-            counted = self.model.count_tokens(system, messages, tools)
+            counted = self._counter(system, messages, tools)
         except Exception:
             self.failed += 1
             raise
@@ -244,7 +247,7 @@ class Player:
         return f"Player({str(self.path)!r}, {len(self.requests)} calls recorded, {sum(self._asked.values())} played)"
 
     def complete(
-        self, system: str, messages: list[Message], tools: list[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
     ) -> Response:
         key = _key(request_body(self.recorded, system, messages, tools, max_tokens))
         answers = self._answers.get(key)
@@ -262,7 +265,7 @@ class Player:
         counts.update((_key(r["request"]), r["input_tokens"]) for r in records if r["kind"] == "count_tokens")
         return counts
 
-    def _count_tokens(self, system: str, messages: list[Message], tools: list[dict[str, Any]] = ()) -> int:
+    def _count_tokens(self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = ()) -> int:
         key = _key(count_request(self.recorded, system, messages, tools))
         if key not in self._counts:
             raise CassetteError(

@@ -82,7 +82,7 @@ def flaky_agent(p: float, d: float, r: int, n: int, rng: random.Random) -> tuple
     """
     step_success(p, d, r)  # validates p, d, r
     check_number("n", n, whole=True, at_least=1)
-    truth = {"done": {}}
+    truth: dict[str, dict[int, bool]] = {"done": {}}
 
     @tool(timeout=None)
     def do_step(step: int) -> str:

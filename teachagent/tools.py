@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from .display import shorten
 from .errors import check_number
@@ -75,6 +75,28 @@ class Tool:
     def __repr__(self) -> str:
         parameters = list(self.input_schema.get("properties", {}))
         return f"Tool(name={self.name!r}, parameters={parameters})"
+
+
+@overload
+def tool(
+    fn: Callable[..., str],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    schema: dict[str, Any] | None = None,
+    timeout: float | None = TOOL_TIMEOUT,
+) -> Tool: ...
+
+
+@overload
+def tool(
+    fn: None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    schema: dict[str, Any] | None = None,
+    timeout: float | None = TOOL_TIMEOUT,
+) -> Callable[[Callable[..., str]], Tool]: ...
 
 
 def tool(

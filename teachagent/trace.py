@@ -55,9 +55,17 @@ class Step:
             d["index"],
             d["context_tokens"],
             Response.from_dict(d["response"]),
-            [block_from_dict(r) for r in d["results"]],
+            [_tool_result(r) for r in d["results"]],
             d["seconds"],
         )
+
+
+def _tool_result(d: dict[str, Any]) -> ToolResult:
+    """One saved result of a step, read back; a block of any other kind is a ValueError."""
+    block = block_from_dict(d)
+    if not isinstance(block, ToolResult):
+        raise ValueError(f"a step's results must be tool_result blocks, got {d['type']!r}")
+    return block
 
 
 @dataclass

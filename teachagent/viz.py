@@ -17,7 +17,7 @@ import html
 import json
 
 from .display import shorten
-from .messages import OUTCOMES
+from .messages import OUTCOMES, Thinking
 from .plan import find_plan
 from .trace import Run, composition
 
@@ -63,7 +63,7 @@ def step_html(run: Run, k: int) -> str:
     ]
     for thought in step.response.thoughts:
         # the API leaves thinking text out unless asked for a summary; encrypted thinking has none to show
-        if getattr(thought, "thinking", ""):
+        if isinstance(thought, Thinking) and thought.thinking:
             out.append("<b>thought (summary)</b>" + _pre(thought.thinking, "#eef0fb"))
         else:
             out.append("<b>thought (hidden)</b> <small>kept in the history and sent back unchanged</small>")

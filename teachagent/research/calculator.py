@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+from collections.abc import Callable
 
 from ..tools import tool
 
@@ -19,7 +20,7 @@ MAX_CHARS = 300  # longer than any formula this course needs
 MAX_DEPTH = 30  # nesting of the parsed expression
 MAX_EXPONENT = 1000  # 10**1000 is already far past any float
 
-FUNCTIONS = {
+FUNCTIONS: dict[str, Callable[[float], float]] = {
     "log2": math.log2,
     "ln": math.log,
     "log10": math.log10,
@@ -28,8 +29,10 @@ FUNCTIONS = {
     "abs": abs,
 }
 CONSTANTS = {"pi": math.pi, "e": math.e}
-BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
-UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+}
+UNARY: dict[type[ast.unaryop], Callable[[float], float]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 
 
 class CalculatorError(ValueError):
@@ -67,7 +70,7 @@ def _eval(node: ast.AST, depth: int) -> float:
 def _value(node: ast.AST, depth: int) -> float:
     if depth > MAX_DEPTH:
         raise CalculatorError(f"the expression is nested more than {MAX_DEPTH} levels deep")
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
         if not math.isfinite(node.value):  # 1e999 is read as infinity
             raise CalculatorError(f"the number {ast.unparse(node)} has no finite value")
         return node.value

@@ -15,11 +15,10 @@ yes/no distributions, and the list of article ids (which the system prompt also 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from ..agent import Agent
 from ..messages import Message, Text, tool_exchanges
-from ..models import Model, ScriptedModel, call
+from ..models import Model, Policy, Reply, ScriptedModel, call
 from .calculator import calculate
 from .corpus import Library
 
@@ -86,10 +85,10 @@ def _answer(messages: list[Message], sources: list[str]) -> str:
     )
 
 
-def search_and_excerpt(library: Library) -> Callable[[list[Message]], object]:
+def search_and_excerpt(library: Library) -> Policy:
     """Policy: search, read the best-ranked section of the KL article, compute, answer."""
 
-    def excerpt_researcher(messages: list[Message]):
+    def excerpt_researcher(messages: list[Message]) -> Reply:
         done = tool_exchanges(messages)
         searches = [r for c, r in done if c.name == "search"]
         reads = [c.input for c, r in done if c.name == "read" and not r.is_error]
@@ -107,11 +106,11 @@ def search_and_excerpt(library: Library) -> Callable[[list[Message]], object]:
     return excerpt_researcher
 
 
-def read_everything(library: Library) -> Callable[[list[Message]], object]:
+def read_everything(library: Library) -> Policy:
     """Policy: read every article whole, one per step; compute with the last read; answer."""
     ids = list(library.articles)
 
-    def everything_researcher(messages: list[Message]):
+    def everything_researcher(messages: list[Message]) -> Reply:
         read = [c.input["doc_id"] for c, _ in tool_exchanges(messages) if c.name == "read"]
         unread = [doc for doc in ids if doc not in read]
         if len(unread) > 1:
