@@ -90,7 +90,7 @@ def check_crossover(crossover: Callable[[float, float], Any]) -> None:
         for c1_, d_ in [(c1, d), *more]:
             call = f"crossover({c1_}, {d_:g})"
             K = filled(crossover(c1_, d_), call)
-            expect(isinstance(K, Integral) and not isinstance(K, bool) and K >= 1,
+            expect(isinstance(K, Integral) and not isinstance(K, bool) and int(K) >= 1,
                    f"{call} returned {K!r}; a number of calls is a whole number, 1 or more")
             expect(quadratic_wins(K, c1_, d_), f"{call} = {K}, but at K = {K} the quadratic term is not above the linear one yet")
             expect(K == 1 or not quadratic_wins(K - 1, c1_, d_),

@@ -64,7 +64,7 @@ def check_retries(r_needed: Any, q_unlimited: Any) -> None:
     def test() -> str:
         p = d = 0.9
         r = filled(r_needed, "r_needed")
-        expect(isinstance(r, Integral) and not isinstance(r, bool) and r >= 0,
+        expect(isinstance(r, Integral) and not isinstance(r, bool) and int(r) >= 0,
                f"`r_needed` should be a whole number of retries, 0 or more, not {r!r}")
         q = step_success(p, d, r)
         expect(q >= 0.985, f"r = {r} gives q = {q:.5f}, below 0.985")
