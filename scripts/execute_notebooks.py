@@ -7,8 +7,9 @@ Run it after changing a notebook or any code a notebook uses: nbval compares the
 outputs with fresh ones, so stored outputs must come from the current code. It executes
 with the offline scripted models (TEACHAGENT_MODE is cleared) and drops what changes on
 every run: widget state, the widget views that point to it (their text/html and
-text/plain versions stay, and GitHub and nbviewer show those), execution timestamps.
-Cell ids are numbered. So a re-run with no real change leaves the files as they were.
+text/plain versions stay, and GitHub and nbviewer show those), execution timestamps,
+and the chance splits of one printed stream into several outputs. Cell ids are numbered.
+So a re-run with no real change leaves the files as they were.
 """
 
 from __future__ import annotations
@@ -35,7 +36,22 @@ def execute(path: Path) -> None:
         cell.metadata.pop("execution", None)
         for output in cell.get("outputs", []):
             output.get("data", {}).pop(WIDGET_VIEW, None)
+        if "outputs" in cell:
+            cell["outputs"] = joined_streams(cell["outputs"])
     nbformat.write(notebook, path)
+
+
+def joined_streams(outputs: list) -> list:
+    """Consecutive pieces of one stream as one output: how the kernel split a print is chance, not content."""
+    joined: list = []
+    for output in outputs:
+        last = joined[-1] if joined else None
+        if (last is not None and output.get("output_type") == "stream" == last.get("output_type")
+                and output.get("name") == last.get("name")):
+            last["text"] += output["text"]
+        else:
+            joined.append(output)
+    return joined
 
 
 def main(paths: list[str]) -> None:

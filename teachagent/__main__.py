@@ -19,7 +19,7 @@ import os
 import sys
 
 from .agent import FINAL, AgentError
-from .display import shorten
+from .display import one_line
 from .errors import CourseError, SettingError, check_number
 from .human import HumanModel
 from .messages import OUTCOMES, Thinking
@@ -59,10 +59,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"--mode {args.mode} needs --cassette PATH")
     return args
 
-
-def one_line(text: str, width: int = 100) -> str:
-    """`text` on one line (its whitespace collapsed), shortened to `width` characters."""
-    return shorten(" ".join(text.split()), width)
 
 
 def print_step(step: Step, run: Run) -> None:

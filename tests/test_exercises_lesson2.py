@@ -129,7 +129,7 @@ wrong = ToolCall("toolu_007", "count_text", {"txt": "To be, or not to be", "unit
     ({"text": "To be, or not to be", "unit": "characters"}, "not yet: write `fixed` as a ToolCall(id, name, input)"),
     (ToolCall("t2", "count_text", {"text": "To be, or not to be", "unit": "chars"}),
      "not yet: the dispatcher refuses this one too: the input does not match the schema of tool 'count_text'; "
-     "it was not run: input.unit: 'chars' is not one of ['words', 'characters']"),
+     "it was not run: - input.unit: 'chars' is not one of ['words', 'characters']"),
     (ToolCall("t2", "count_text", {"text": "To be, or not to be"}), "not yet: the model asked for the unit 'chars'"),
     (ToolCall("t2", "count_text", {"text": "to be", "unit": "characters"}), "not yet: the model wanted 'To be, or not to be'"),
     (ToolCall("t2", "count_text", {"text": "To be, or not to be", "unit": "characters"}),

@@ -95,7 +95,7 @@ def test_js_right(capsys):
 
 @pytest.mark.parametrize("wrong, problem", [
     (lambda p, q: ..., "`js(0.7, 0.5)` is still ..."),
-    (lambda p, q: f"{js(p, q):.4f}", "js(0.7, 0.5) is '0.0303'; it should be a number"),
+    (lambda p, q: f"{js(p, q):.4f}", "`js(0.7, 0.5)` should be a number, not '0.0303'"),
     (lambda p, q: evaluate(kl_expression(p, q)), "js(0.7, 0.5) = 0.118709 but js(0.5, 0.7) = 0.125769: not symmetric"),
     (lambda p, q: evaluate(kl_expression(p, q)) / 2 + evaluate(kl_expression(q, p)) / 2, "which is not JS(0.7, 0.5)"),
     (lambda p, q: evaluate(kl_expression(p, (p + q) / 2)), "not symmetric"),

@@ -31,6 +31,13 @@ def filled(value: Any, name: str) -> Any:
     return value
 
 
+def number(value: Any, name: str) -> float:
+    """`value` as a float, unless it is the gap or not a number (a bool is no number here)."""
+    value = filled(value, name)
+    expect(isinstance(value, (int, float)) and not isinstance(value, bool), f"`{name}` should be a number, not {value!r}")
+    return float(value)
+
+
 def expect(condition: bool, problem: str) -> None:
     """Go on if `condition` holds; otherwise the check says "not yet: <problem>"."""
     if not condition:

@@ -12,15 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from ..dispatch import Dispatcher
+from ..display import one_line
 from ..messages import ToolCall
 from ..tools import Tool
 from . import check, expect, filled
-
-
-def _one_line(text: str) -> str:
-    """A dispatcher's message, which may list one problem a line, as one line."""
-    first, *problems = [line.strip().removeprefix("- ") for line in text.splitlines() if line.strip()] or [""]
-    return " ".join([first, "; ".join(problems)]).strip()
 
 
 def check_to_fahrenheit(to_fahrenheit: Tool) -> None:
@@ -44,7 +39,7 @@ def check_to_fahrenheit(to_fahrenheit: Tool) -> None:
         shown = []
         for degrees, wanted in [(100, 212), (-40, -40), (36.6, 97.88)]:
             result = run(ToolCall("t", made.name, {"celsius": degrees}))
-            expect(not result.is_error, f"to_fahrenheit({degrees}) failed: {_one_line(result.content)}")
+            expect(not result.is_error, f"to_fahrenheit({degrees}) failed: {one_line(result.content, 300)}")
             number = re.search(r"-?\d+(\.\d+)?", result.content)
             expect(number is not None and abs(float(number[0]) - wanted) < 0.01,
                    f"{degrees} °C came back as {result.content!r}, which is not {wanted} °F")
@@ -76,9 +71,9 @@ def check_refused_before_running(refused: Iterable[int], calls: list[ToolCall], 
             before = len(ran)
             result = dispatcher(c)
             was_refused = len(ran) == before
-            expect(was_refused == (i in predicted),
-                   f"call {i}, {c.name}({c.input}), was refused before running: {_one_line(result.content)}" if was_refused else
-                   f"call {i}, {c.name}({c.input}), passed the checks and ran, giving {result.content!r}")
+            what = (f"was refused before running: {one_line(result.content, 300)}" if was_refused
+                    else f"passed the checks and ran, giving {result.content!r}")
+            expect(was_refused == (i in predicted), f"call {i}, {c.name}({c.input}), {what}")
         return f"refused before running: {sorted(set(predicted))}; the other calls ran their procedure"
 
     check("2.2", test)
@@ -91,7 +86,7 @@ def check_fixed_call(fixed: ToolCall, wrong: ToolCall, count_text: Tool) -> None
         call = filled(fixed, "fixed")
         expect(isinstance(call, ToolCall), f"write `fixed` as a ToolCall(id, name, input), like `wrong`; got {call!r}")
         result = Dispatcher([count_text])(call)
-        expect(not result.is_error, f"the dispatcher refuses this one too: {_one_line(result.content)}")
+        expect(not result.is_error, f"the dispatcher refuses this one too: {one_line(result.content, 300)}")
         expect(call.input.get("text") == wrong.input["txt"], f"the model wanted {wrong.input['txt']!r} counted; send that text")
         expect(call.input.get("unit") == "characters",
                f"the model asked for the unit {wrong.input['unit']!r}: which of the units the schema allows is that?")
@@ -125,7 +120,7 @@ def check_txt_reader(txt_reader: Callable[[Path], Tool]) -> None:
             for path in ["todo.txt", "plans/week.txt"]:
                 result = read(path)
                 expect(not result.is_error and result.content == (folder / path).read_text(),
-                       f"reading {path!r} gave {_one_line(result.content)!r} instead of the file's text")
+                       f"reading {path!r} gave {one_line(result.content, 300)!r} instead of the file's text")
             refusal = read("notes.md")
             expect(refusal.is_error, "it read 'notes.md', which is not a .txt file")
             expect(".txt" in refusal.content,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent import Agent
-from ..display import shorten
+from ..display import one_line, shorten
 from ..messages import ToolCall
 from ..models import ScriptedModel
 from ..tools import Tool, read_file_tool
@@ -26,11 +26,6 @@ from . import check, expect, filled
 
 # the folder 3.3 is also run on, so that a second step naming a file itself, not reading the error, shows
 OTHER_FILES = {"asteroids.txt": "Ceres is the largest asteroid.\n", "comets.txt": "Halley returns every 76 years.\n"}
-
-
-def one_line(text: str, limit: int = 100) -> str:
-    """`text` on one line, shortened: a check's verdict is one line."""
-    return shorten(" ".join(text.split()), limit)
 
 
 def check_total_context(total_context: Callable[[list], Any], run: Run) -> None:

@@ -19,7 +19,7 @@ from ..display import shorten
 from ..messages import ToolResult
 from ..research.corpus import Library
 from ..tokens import count_tokens
-from . import NotYet, check, expect, filled
+from . import NotYet, check, expect, filled, number
 
 
 def kl_bits(p: float, q: float) -> float:
@@ -31,14 +31,6 @@ def js_bits(p: float, q: float) -> float:
     """The Jensen–Shannon divergence of two yes/no distributions, in bits."""
     m = (p + q) / 2
     return kl_bits(p, m) / 2 + kl_bits(q, m) / 2
-
-
-def _number(value: Any, name: str) -> float:
-    """`value` as a float, or NotYet if it is the gap or not a number."""
-    value = filled(value, name)
-    expect(isinstance(value, (int, float)) and not isinstance(value, bool),
-           f"{name} is {shorten(repr(value))}; it should be a number")
-    return float(value)
 
 
 def _calculated(content: str) -> float:
@@ -101,7 +93,7 @@ def check_js(js: Callable[[float, float], Any]) -> None:
 
     def test() -> str:
         for p, q in PAIRS:
-            forward, backward = _number(js(p, q), f"js({p}, {q})"), _number(js(q, p), f"js({q}, {p})")
+            forward, backward = number(js(p, q), f"js({p}, {q})"), number(js(q, p), f"js({q}, {p})")
             expect(math.isclose(forward, backward, rel_tol=1e-9),
                    f"js({p}, {q}) = {forward:.6g} but js({q}, {p}) = {backward:.6g}: not symmetric")
             expect(math.isclose(forward, js_bits(p, q), rel_tol=1e-6),

@@ -9,14 +9,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import cache
-from numbers import Integral, Real
+from numbers import Integral
 from typing import Any
 
 from ..cost import cached_usages, fitted_d, run_cost
 from ..research.corpus import Library, load_corpus
 from ..research.researcher import QUESTION, research_agent
 from ..trace import Run
-from . import check, expect, filled
+from . import check, expect, filled, number
 
 OPUS = "claude-opus-5-5"
 
@@ -26,13 +26,6 @@ def research_run(strategy: str, articles: int = 10) -> Run:
     """Lesson 5's scripted researcher with `strategy`, over the first `articles` articles."""
     library = Library(dict(list(load_corpus().items())[:articles]))
     return research_agent(strategy, library=library).run(QUESTION)
-
-
-def number(value: Any, name: str) -> float:
-    """`value` if it is a number; otherwise "not yet"."""
-    value = filled(value, name)
-    expect(isinstance(value, Real) and not isinstance(value, bool), f"`{name}` should be a number, not {value!r}")
-    return value
 
 
 def check_six_articles(prediction: Any) -> None:

@@ -11,18 +11,11 @@ from numbers import Integral, Real
 from typing import Any
 
 from ..reliability import step_success, task_success
-from . import check, expect, filled
+from . import check, expect, filled, number
 
 
 def is_number(value: Any) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool)
-
-
-def number(value: Any, name: str) -> float:
-    """`value` if it is a number; otherwise "not yet"."""
-    value = filled(value, name)
-    expect(is_number(value), f"`{name}` should be a number, not {value!r}")
-    return value
 
 
 def yes_or_no(value: Any, name: str) -> bool:
