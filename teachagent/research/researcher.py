@@ -86,7 +86,11 @@ def _answer(messages: list[Message], sources: list[str]) -> str:
 
 
 def search_and_excerpt(library: Library) -> Policy:
-    """Policy: search, read the best-ranked section of the KL article, compute, answer."""
+    """Policy: search, read the best-ranked section of the KL article, compute, answer.
+
+    It learns what the library holds from its search results alone; it takes `library` so
+    that both strategies are made the same way (see STRATEGIES).
+    """
 
     def excerpt_researcher(messages: list[Message]) -> Reply:
         done = tool_exchanges(messages)
