@@ -1,0 +1,103 @@
+"""Checks for the exercises of notebooks/08_capstone.ipynb: your own agent.
+
+Also `compare_Z_guess`, for the lesson's "predict, then run": a guessed Z beside the
+measured one, in one line.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+from pathlib import Path
+from typing import Any
+
+from ..cost import predicted_total
+from ..reliability import n50, step_success
+from ..tools import Tool
+from . import check, expect, filled
+
+# The sample notes that ship with the lesson, found from the package's checkout (`pip install -e .`), so that the
+# notebook finds them wherever its kernel starts.
+SAMPLE_NOTES = Path(__file__).resolve().parents[2] / "notebooks" / "capstone_notes"
+
+
+def whole(value: Any, name: str) -> int:
+    """`value` as an int, unless it is the gap or not a whole number 0 or more."""
+    value = filled(value, name)
+    expect(isinstance(value, Integral) and not isinstance(value, bool) and int(value) >= 0,
+           f"`{name}` should be a whole number, 0 or more, not {value!r}")
+    return int(value)
+
+
+def compare_Z_guess(guess: Any, measured: int) -> None:
+    """Print one line: a guessed Z beside the measured one, or that there is no guess yet."""
+    if guess is Ellipsis:
+        print("no guess yet: write your guess in place of the ... above, run that cell, then this one")
+    elif not isinstance(guess, Real) or isinstance(guess, bool) or guess <= 0:
+        print(f"your guess {guess!r} is not a number of tokens (write a whole number, such as 3000)")
+    else:
+        off = (float(guess) - measured) / measured
+        side = "close" if abs(off) < 0.1 else f"{abs(off):.0%} too {'high' if off > 0 else 'low'}"
+        print(f"you guessed Z = {guess:,.0f} tokens; the run measured Z = {measured:,}: {side}")
+
+
+def expected_titles(folder: str | Path) -> str:
+    """One line per note in `folder`, sorted by file name: `name: title`, the title being its first line without '# '."""
+    lines = []
+    for path in sorted(Path(folder).glob("*.md")):
+        first = (path.read_text(encoding="utf-8").splitlines() or [""])[0]
+        lines.append(f"{path.name}: {first.removeprefix('# ').strip()}")
+    return "\n".join(lines)
+
+
+def check_titles_tool(note_titles: Any, folder: str | Path) -> None:
+    """8.1: a tool of your own, `note_titles`, listing each note's file name and title."""
+
+    def test() -> str:
+        expect(isinstance(note_titles, Tool),
+               f"`note_titles` should be a tool: put @tool on the line above its `def`, not {type(note_titles).__name__}")
+        expect(not note_titles.input_schema.get("required"), "`note_titles` should take no arguments")
+        got = filled(note_titles.fn(), "what note_titles returns")
+        expect(isinstance(got, str), f"a tool must return text, and note_titles returned {type(got).__name__}")
+        wanted = expected_titles(folder)
+        got_lines, wanted_lines = got.strip().splitlines(), wanted.splitlines()
+        expect(len(got_lines) == len(wanted_lines),
+               f"note_titles gave {len(got_lines)} lines; the folder has {len(wanted_lines)} notes, one line each")
+        for mine, right in zip(got_lines, wanted_lines):
+            expect(mine.strip() == right, f"the line {mine.strip()!r} should read {right!r}")
+        return f"{len(wanted_lines)} notes listed, the first {wanted_lines[0]!r}"
+
+    check("8.1", test)
+
+
+def check_largest_K(K_largest: Any, c1: float, d: float, budget: int) -> None:
+    """8.2: the most calls K whose predicted Z = K c_1 + d K (K − 1) / 2 stays within `budget` tokens."""
+
+    def test() -> str:
+        K = whole(K_largest, "K_largest")
+        expect(K >= 1, f"K_largest = {K}: one call (K = 1) reads only c_1 = {c1:,.0f} tokens, within the budget")
+        Z = predicted_total(K, c1, d)
+        expect(Z <= budget, f"K = {K} calls are predicted to read Z = {Z:,.0f} tokens, over the budget of {budget:,}")
+        more = predicted_total(K + 1, c1, d)
+        expect(more > budget, f"K = {K + 1} still fits (Z = {more:,.0f} ≤ {budget:,}): find the largest K")
+        return f"K = {K} calls read Z = {Z:,.0f} ≤ {budget:,} tokens; K = {K + 1} would read {more:,.0f}"
+
+    check("8.2", test)
+
+
+def check_half_time(n_unchecked: Any, n_checked: Any, p: float, d: float, r: int) -> None:
+    """8.3: the longest task (in steps) done at least half the time with the measured p, without and with a check."""
+
+    def test() -> str:
+        expect(0 < p < 1, f"p = {p}: with p = 0 or 1 every task length fails or succeeds; measure p on more runs")
+        q = step_success(p, d, r)
+        plain, checked = math.floor(n50(p)), math.floor(n50(q))
+        mine = whole(n_unchecked, "n_unchecked")
+        expect(mine == plain, f"n_unchecked = {mine}: p^{mine} = {p ** mine:.3f}; find the longest n with p^n ≥ 0.5")
+        theirs = whole(n_checked, "n_checked")
+        expect(theirs == checked,
+               f"n_checked = {theirs}: with the check q = {q:.4f} and q^{theirs} = {q ** theirs:.3f}; "
+               "find the longest n with q^n ≥ 0.5")
+        return f"p = {p:.3f}: {plain} steps unchecked; q = {q:.4f} with the check: {checked} steps"
+
+    check("8.3", test)
