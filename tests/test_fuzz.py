@@ -72,11 +72,12 @@ def nap(milliseconds: int) -> str:
     return "awake"
 
 
-@settings(FUZZ, max_examples=200)
-@given(milliseconds=st.integers(min_value=0, max_value=30))
+@settings(FUZZ, max_examples=50)
+@given(milliseconds=st.integers(min_value=0, max_value=3000))
 def test_a_tool_past_its_time_limit_is_cut_off_on_time(milliseconds):
     started = time.perf_counter()
     result = Dispatcher([nap])(ToolCall("n", "nap", {"milliseconds": milliseconds}))
     waited = time.perf_counter() - started
-    assert waited < 0.2  # never much longer than the 10 ms limit, whatever the tool does
+    # near the 10 ms limit, not the up to 3 s the tool sleeps; 1 s leaves room for a busy machine
+    assert waited < 1.0
     assert result.content == "awake" or (result.is_error and "did not finish within 0.01 s" in result.content)

@@ -16,9 +16,9 @@ from ..reliability import n50, step_success
 from ..tools import Tool
 from . import check, expect, filled
 
-# The sample notes that ship with the lesson, found from the package's checkout (`pip install -e .`), so that the
-# notebook finds them wherever its kernel starts.
-SAMPLE_NOTES = Path(__file__).resolve().parents[2] / "notebooks" / "capstone_notes"
+# The sample notes of lesson 8, shipped inside the package (package data), so the notebook finds them
+# wherever its kernel starts and however teachagent was installed.
+SAMPLE_NOTES = Path(__file__).resolve().parents[1] / "capstone_notes"
 
 
 def whole(value: Any, name: str) -> int:
