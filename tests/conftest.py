@@ -1,10 +1,30 @@
-"""Test settings shared by every test file.
+"""Test settings and fixtures shared by every test file.
 
 Property-based tests explore the same examples on every run (derandomize) and keep no
 example database, so a CI run is deterministic: it passes or fails the same way twice.
 """
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("teachagent", derandomize=True, database=None, deadline=None)
 settings.load_profile("teachagent")
+
+
+@pytest.fixture
+def said(capsys):
+    """What an exercise check printed, which must be exactly one line (never a traceback).
+
+    `said()` gives the whole line; `said("4.1")` also checks it is about exercise 4.1 and
+    gives what follows "exercise 4.1: ".
+    """
+
+    def printed(exercise: str | None = None) -> str:
+        out = capsys.readouterr().out
+        assert out.count("\n") == 1, out
+        if exercise is None:
+            return out
+        assert out.startswith(f"exercise {exercise}: "), out
+        return out.removeprefix(f"exercise {exercise}: ")
+
+    return printed

@@ -10,12 +10,6 @@ from teachagent import Message, ScriptedModel, context_tokens
 from teachagent.exercises.lesson1 import check_second_call, check_smallest_whole, check_tokens_read, check_was_cut
 
 
-def line(capsys) -> str:
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, out
-    return out
-
-
 def receptionist(messages):  # the notebook's policy
     everything_said = " ".join(m.text for m in messages if m.role == "user")
     name = re.search(r"my name is (\w+)", everything_said, re.IGNORECASE)
@@ -34,9 +28,9 @@ def receptionist(messages):  # the notebook's policy
     (lambda response: response.stop_reason != "end_turn" and response.usage.output_tokens > 0, "correct"),
     (lambda response: response.stop_reason == "max_tokens", "correct: 'Hello.' was cut (max_tokens)"),
 ])
-def test_was_cut(was_cut, verdict, capsys):
+def test_was_cut(was_cut, verdict, said):
     check_was_cut(was_cut)
-    assert line(capsys).startswith(f"exercise 1.1: {verdict}")
+    assert said().startswith(f"exercise 1.1: {verdict}")
 
 
 hello = Message("user", "Hi! My name is Grace.")
@@ -55,9 +49,9 @@ reply = ScriptedModel(receptionist).complete("", [hello], [], 200)
     ([hello, reply.to_message(), question],
      "correct: sent 3 messages, and the scripted receptionist answered 'Your name is Grace.'"),
 ])
-def test_second_call(second_call, verdict, capsys):
+def test_second_call(second_call, verdict, said):
     check_second_call(second_call, reply, ScriptedModel(receptionist))
-    assert line(capsys).startswith(f"exercise 1.2: {verdict}")
+    assert said().startswith(f"exercise 1.2: {verdict}")
 
 
 def by_loop(model, system, messages):
@@ -73,9 +67,9 @@ def by_loop(model, system, messages):
     (by_loop, "correct: the smallest max_tokens is"),
     (lambda model, system, messages: model.complete(system, messages, [], 1000).usage.output_tokens, "correct"),
 ])
-def test_smallest_whole(smallest_whole, verdict, capsys):
+def test_smallest_whole(smallest_whole, verdict, said):
     check_smallest_whole(smallest_whole)
-    assert line(capsys).startswith(f"exercise 1.3: {verdict}")
+    assert said().startswith(f"exercise 1.3: {verdict}")
 
 
 def every_call(system, history):
@@ -95,11 +89,11 @@ def each_user_turn(system, history):
     (every_call, "correct: your counts match what the calls read by their own usage"),
     (each_user_turn, "correct"),
 ])
-def test_tokens_read(tokens_read, verdict, capsys):
+def test_tokens_read(tokens_read, verdict, said):
     check_tokens_read(tokens_read)
-    assert line(capsys).startswith(f"exercise 1.4: {verdict}")
+    assert said().startswith(f"exercise 1.4: {verdict}")
 
 
-def test_code_that_crashes_is_not_yet(capsys):
+def test_code_that_crashes_is_not_yet(said):
     check_tokens_read(lambda system, history: history[99])
-    assert line(capsys).startswith("exercise 1.4: not yet: your code raised IndexError")
+    assert said().startswith("exercise 1.4: not yet: your code raised IndexError")

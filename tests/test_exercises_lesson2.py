@@ -11,12 +11,6 @@ from teachagent import ToolCall, read_file_tool, tool
 from teachagent.exercises.lesson2 import check_fixed_call, check_refused_before_running, check_to_fahrenheit, check_txt_reader
 
 
-def line(capsys) -> str:
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, out
-    return out
-
-
 @tool
 def to_fahrenheit(celsius: float) -> str:
     """Convert a temperature from degrees Celsius to degrees Fahrenheit.
@@ -72,9 +66,9 @@ def a_number(celsius: float) -> str:
     (a_number, "not yet: to_fahrenheit(100) failed: tool 'to_fahrenheit' returned float, not str"),
     (to_fahrenheit, "correct: the schema asks for a number `celsius` and describes it; 100 °C → '212.0'"),
 ])
-def test_to_fahrenheit(answer, verdict, capsys):
+def test_to_fahrenheit(answer, verdict, said):
     check_to_fahrenheit(answer)
-    assert line(capsys).startswith(f"exercise 2.1: {verdict}")
+    assert said().startswith(f"exercise 2.1: {verdict}")
 
 
 @tool
@@ -109,9 +103,9 @@ calls = [
     ({1, 2, 4}, "correct: refused before running: [1, 2, 4]"),
     ([4, 2, 1], "correct"),
 ])
-def test_refused_before_running(answer, verdict, capsys):
+def test_refused_before_running(answer, verdict, said):
     check_refused_before_running(answer, calls, [add, divide])
-    assert line(capsys).startswith(f"exercise 2.2: {verdict}")
+    assert said().startswith(f"exercise 2.2: {verdict}")
 
 
 @tool
@@ -135,9 +129,9 @@ wrong = ToolCall("toolu_007", "count_text", {"txt": "To be, or not to be", "unit
     (ToolCall("t2", "count_text", {"text": "To be, or not to be", "unit": "characters"}),
      "correct: the dispatcher ran count_text({'text': 'To be, or not to be', 'unit': 'characters'}) and returned '19"),
 ])
-def test_fixed_call(answer, verdict, capsys):
+def test_fixed_call(answer, verdict, said):
     check_fixed_call(answer, wrong, count_text)
-    assert line(capsys).startswith(f"exercise 2.3: {verdict}")
+    assert said().startswith(f"exercise 2.3: {verdict}")
 
 
 def txt_only(folder):
@@ -217,6 +211,6 @@ def renamed(folder):
     (no_fence, "not yet: it read '../secret.txt', which leads out of the folder"),
     (txt_only, "correct: reads 'todo.txt' and 'plans/week.txt'; refuses 'notes.md' (\"ValueError: 'notes.md' is not a .txt"),
 ])
-def test_txt_reader(answer, verdict, capsys):
+def test_txt_reader(answer, verdict, said):
     check_txt_reader(answer)
-    assert line(capsys).startswith(f"exercise 2.4: {verdict}")
+    assert said().startswith(f"exercise 2.4: {verdict}")

@@ -35,17 +35,11 @@ def run(read_file):
     return Agent(ScriptedModel(careful_reader), tools=[read_file], system=SYSTEM).run(TASK)
 
 
-def said(capsys, exercise):
-    line = capsys.readouterr().out
-    assert line.count("\n") == 1 and line.startswith(f"exercise {exercise}: "), line
-    return line
-
-
 # 3.1: Z from the steps
 
-def test_total_context_not_yet_for_the_gap(capsys, run):
+def test_total_context_not_yet_for_the_gap(said, run):
     check_total_context(lambda steps: ..., run)
-    assert "not yet: `total_context(run.steps[:1])` is still ..." in said(capsys, "3.1")
+    assert "not yet: `total_context(run.steps[:1])` is still ..." in said("3.1")
 
 
 @pytest.mark.parametrize("wrong", [
@@ -53,19 +47,19 @@ def test_total_context_not_yet_for_the_gap(capsys, run):
     lambda steps: len(steps),  # the number of calls
     lambda steps: 1062,  # a number read off one run
 ])
-def test_total_context_not_yet_for_a_wrong_total(capsys, run, wrong):
+def test_total_context_not_yet_for_a_wrong_total(said, run, wrong):
     check_total_context(wrong, run)
-    assert "not yet" in said(capsys, "3.1")
+    assert "not yet" in said("3.1")
 
 
-def test_total_context_not_yet_when_it_crashes(capsys, run):
+def test_total_context_not_yet_when_it_crashes(said, run):
     check_total_context(lambda steps: steps.Z, run)
-    assert "not yet: your code raised AttributeError" in said(capsys, "3.1")
+    assert "not yet: your code raised AttributeError" in said("3.1")
 
 
-def test_total_context_correct(capsys, run):
+def test_total_context_correct(said, run):
     check_total_context(lambda steps: sum(s.context_tokens for s in steps), run)
-    assert f"correct: Z = {run.Z} tokens over 5 calls" in said(capsys, "3.1")
+    assert f"correct: Z = {run.Z} tokens over 5 calls" in said("3.1")
 
 
 # 3.2: the smallest step budget
@@ -77,15 +71,15 @@ def test_total_context_correct(capsys, run):
     ("5", "a step budget is a whole number"),
     (0, "a step budget is a whole number, at least 1"),
 ])
-def test_smallest_budget_not_yet(capsys, read_file, wrong, problem):
+def test_smallest_budget_not_yet(said, read_file, wrong, problem):
     check_smallest_budget(wrong, careful_reader, [read_file], SYSTEM, TASK)
-    line = said(capsys, "3.2")
+    line = said("3.2")
     assert "not yet: " in line and problem in line
 
 
-def test_smallest_budget_correct(capsys, read_file):
+def test_smallest_budget_correct(said, read_file):
     check_smallest_budget(5, careful_reader, [read_file], SYSTEM, TASK)
-    assert "correct: max_steps=5: 4 steps calling read_file, then one to answer" in said(capsys, "3.2")
+    assert "correct: max_steps=5: 4 steps calling read_file, then one to answer" in said("3.2")
 
 
 # 3.3: recovering from an error
@@ -95,9 +89,9 @@ def first_suggested(messages):
     return call("read_file", path=re.search(r"include: ([\w.]+)", error)[1])
 
 
-def test_recovery_not_yet_for_the_gap(capsys, read_file):
+def test_recovery_not_yet_for_the_gap(said, read_file):
     check_recovery([call("read_file", path="venus.md"), lambda m: call("read_file", path=...), "Done."], read_file, SYSTEM, TASK)
-    assert "not yet: `suggestion` is still ..." in said(capsys, "3.3")
+    assert "not yet: `suggestion` is still ..." in said("3.3")
 
 
 @pytest.mark.parametrize("script, problem", [
@@ -115,13 +109,13 @@ def test_recovery_not_yet_for_the_gap(capsys, read_file):
      "ended with outcome 'max_steps', not an answer"),
     ([call("read_file", path="venus.md"), first_suggested], "the script needs at least three steps"),
 ])
-def test_recovery_not_yet_for_a_wrong_script(capsys, read_file, script, problem):
+def test_recovery_not_yet_for_a_wrong_script(said, read_file, script, problem):
     check_recovery(script, read_file, SYSTEM, TASK)
-    line = said(capsys, "3.3")
+    line = said("3.3")
     assert "not yet: " in line and problem in line
 
 
-def test_recovery_correct(capsys, read_file):
+def test_recovery_correct(said, read_file):
     check_recovery([call("read_file", path="venus.md"), first_suggested, "Done."], read_file, SYSTEM, TASK)
     assert ("correct: after the error the agent read 'index.md', the first file suggested, and answered "
-            "(and 'asteroids.txt' in a folder of other files)") in said(capsys, "3.3")
+            "(and 'asteroids.txt' in a folder of other files)") in said("3.3")

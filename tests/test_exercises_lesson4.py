@@ -9,13 +9,6 @@ from teachagent import Agent, MemoryStore, ScriptedModel, Text, call, find_plan,
 from teachagent.exercises.lesson4 import check_progress, check_seat_finder, check_smallest_limit
 
 
-def said(capsys, exercise: str) -> str:
-    """The one line a check printed, after "exercise N.k: "."""
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1 and out.startswith(f"exercise {exercise}: "), out
-    return out.removeprefix(f"exercise {exercise}: ")
-
-
 def planner(messages):
     """Plans two items, reads a file, then answers with its plan ticked."""
     if len(messages) == 1:
@@ -45,9 +38,9 @@ def progress(text):
     return sum(done for done, _ in plan), len(plan)
 
 
-def test_progress_right(capsys, plan_run):
+def test_progress_right(said, plan_run):
     check_progress(progress, plan_run)
-    assert said(capsys, "4.1") == "correct: the plan at each step of the run, ticked of all items: 0 of 2, 2 of 2\n"
+    assert said("4.1") == "correct: the plan at each step of the run, ticked of all items: 0 of 2, 2 of 2\n"
 
 
 @pytest.mark.parametrize("wrong, problem", [
@@ -57,25 +50,25 @@ def test_progress_right(capsys, plan_run):
     (lambda text: (sum(d for d, _ in find_plan(text)), len(find_plan(text))), "your code raised TypeError"),
     (lambda text: (text.count("[x]"), text.count("[")), "progress gave (1, 3)"),  # misses the [X] of a plan
 ])
-def test_progress_not_yet(capsys, plan_run, wrong, problem):
+def test_progress_not_yet(said, plan_run, wrong, problem):
     check_progress(wrong, plan_run)
-    line = said(capsys, "4.1")
+    line = said("4.1")
     assert line.startswith("not yet: ") and problem in line, line
 
 
 # 4.2
 
 
-def test_smallest_limit_right(capsys, setting, plan_run):
+def test_smallest_limit_right(said, setting, plan_run):
     smallest = max(plan_run.context_sizes)
     check_smallest_limit(smallest, *setting)
-    assert said(capsys, "4.2").startswith(f"correct: with {smallest} tokens the agent answers after 2 calls; ")
+    assert said("4.2").startswith(f"correct: with {smallest} tokens the agent answers after 2 calls; ")
 
 
 @pytest.mark.parametrize("offset, problem", [(1, "the agent still answers, so"), (-1, "stops before it answers")])
-def test_smallest_limit_off_by_one(capsys, setting, plan_run, offset, problem):
+def test_smallest_limit_off_by_one(said, setting, plan_run, offset, problem):
     check_smallest_limit(max(plan_run.context_sizes) + offset, *setting)
-    line = said(capsys, "4.2")
+    line = said("4.2")
     assert line.startswith("not yet: ") and problem in line, line
 
 
@@ -84,9 +77,9 @@ def test_smallest_limit_off_by_one(capsys, setting, plan_run, offset, problem):
     ("300", "`smallest` is '300'; a limit is a whole number of tokens"),
     (True, "`smallest` is True; a limit is a whole number"),
 ])
-def test_smallest_limit_not_a_number(capsys, setting, wrong, problem):
+def test_smallest_limit_not_a_number(said, setting, wrong, problem):
     check_smallest_limit(wrong, *setting)
-    line = said(capsys, "4.2")
+    line = said("4.2")
     assert line.startswith("not yet: ") and problem in line, line
 
 
@@ -107,9 +100,9 @@ def seat_finder(messages):
     return "Seat booked: " + results[0].content
 
 
-def test_seat_finder_right(capsys, memory_file):
+def test_seat_finder_right(said, memory_file):
     check_seat_finder(seat_finder, memory_file)
-    assert said(capsys, "4.3") == ("correct: a new session searched long-term memory and answered: "
+    assert said("4.3") == ("correct: a new session searched long-term memory and answered: "
                                    "Seat booked: [1] The user is vegetarian and prefers window seats.\n")
 
 
@@ -134,12 +127,12 @@ def second_gap(messages):
     (lambda messages: call("search_notes", query="window"), "ended without an answer (outcome 'max_steps')"),
     (lambda messages: messages[5], "your code raised AgentError"),
 ])
-def test_seat_finder_not_yet(capsys, memory_file, wrong, problem):
+def test_seat_finder_not_yet(said, memory_file, wrong, problem):
     check_seat_finder(wrong, memory_file)
-    line = said(capsys, "4.3")
+    line = said("4.3")
     assert line.startswith("not yet: ") and problem in line, line
 
 
-def test_seat_finder_needs_the_note(capsys, tmp_path):
+def test_seat_finder_needs_the_note(said, tmp_path):
     check_seat_finder(seat_finder, tmp_path / "empty.sqlite")
-    assert said(capsys, "4.3") == "not yet: empty.sqlite holds no note about window seats: run the cell above the exercise\n"
+    assert said("4.3") == "not yet: empty.sqlite holds no note about window seats: run the cell above the exercise\n"

@@ -12,13 +12,6 @@ library = Library()
 tools = Dispatcher([*library.tools(), calculate])
 
 
-def said(capsys, exercise: str) -> str:
-    """The one line a check printed, after "exercise N.k: "."""
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1 and out.startswith(f"exercise {exercise}: "), out
-    return out.removeprefix(f"exercise {exercise}: ")
-
-
 def calculated(expression):
     return tools(ToolCall("x", "calculate", {"expression": expression}))
 
@@ -26,9 +19,9 @@ def calculated(expression):
 # 5.1
 
 
-def test_kl_by_tool_right(capsys):
+def test_kl_by_tool_right(said):
     check_kl_by_tool(calculated("0.9*log2(0.9/0.6) + 0.1*log2(0.1/0.4)"))
-    assert said(capsys, "5.1") == ("correct: 0.9*log2(0.9/0.6) + 0.1*log2(0.1/0.4) = 0.326466 bits; "
+    assert said("5.1") == ("correct: 0.9*log2(0.9/0.6) + 0.1*log2(0.1/0.4) = 0.326466 bits; "
                                    "the other way round, D_KL(0.6‖0.9) = 0.449 bits\n")
 
 
@@ -42,9 +35,9 @@ def test_kl_by_tool_right(capsys):
     (calculated("0.9*ln(0.9/0.6) + 0.1*ln(0.1/0.4)"), "is not D_KL(0.9‖0.6)"),
     (tools(ToolCall("x", "search", {"query": "KL"})), "not a result of calculate"),
 ])
-def test_kl_by_tool_not_yet(capsys, wrong, problem):
+def test_kl_by_tool_not_yet(said, wrong, problem):
     check_kl_by_tool(wrong)
-    line = said(capsys, "5.1")
+    line = said("5.1")
     assert line.startswith("not yet: ") and problem in line, line
 
 
@@ -56,9 +49,9 @@ def read_best(query):
     return library.read(doc, section=section)
 
 
-def test_read_best_right(capsys):
+def test_read_best_right(said):
     check_read_best(read_best, "KL triangle inequality")
-    line = said(capsys, "5.2")
+    line = said("5.2")
     assert line.startswith("correct: 'KL triangle inequality' leads to kl-divergence § "
                            "'The triangle inequality fails, so KL is not a metric', "), line
 
@@ -73,9 +66,9 @@ def test_read_best_right(capsys):
     (read_best, "zzzz", "search finds nothing for 'zzzz'"),
     (read_best, "", "your code raised ValueError: the query has no words"),
 ])
-def test_read_best_not_yet(capsys, function, query, problem):
+def test_read_best_not_yet(said, function, query, problem):
     check_read_best(function, query)
-    line = said(capsys, "5.2")
+    line = said("5.2")
     assert line.startswith("not yet: ") and problem in line, line
 
 
@@ -87,9 +80,9 @@ def js(p, q):
     return 0.5 * evaluate(kl_expression(p, m)) + 0.5 * evaluate(kl_expression(q, m))
 
 
-def test_js_right(capsys):
+def test_js_right(said):
     check_js(js)
-    assert said(capsys, "5.3") == ("correct: JS(0.7, 0.5) = JS(0.5, 0.7) = 0.0303 bits, "
+    assert said("5.3") == ("correct: JS(0.7, 0.5) = JS(0.5, 0.7) = 0.0303 bits, "
                                    "while D_KL(0.7‖0.5) = 0.119 and D_KL(0.5‖0.7) = 0.126\n")
 
 
@@ -102,7 +95,7 @@ def test_js_right(capsys):
     (lambda p, q: 0.0303, "js(0.7, 0.5) = 0.0303 bits, which is not JS(0.7, 0.5)"),
     (lambda p, q: evaluate(kl_expression(p, p + q)), "your code raised CalculatorError"),
 ])
-def test_js_not_yet(capsys, wrong, problem):
+def test_js_not_yet(said, wrong, problem):
     check_js(wrong)
-    line = said(capsys, "5.3")
+    line = said("5.3")
     assert line.startswith("not yet: ") and problem in line, line

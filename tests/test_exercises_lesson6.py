@@ -9,12 +9,6 @@ from teachagent import cached_usages, fitted_d, predicted_total, run_cost
 from teachagent.exercises.lesson6 import check_crossover, check_opus, check_six_articles, research_run
 
 
-def said(capsys) -> str:
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, out  # one line, never a traceback
-    return out
-
-
 @pytest.fixture(scope="module")
 def opus():
     everything, excerpt = research_run("everything"), research_run("excerpt")
@@ -23,17 +17,17 @@ def opus():
             "excerpt": run_cost(excerpt, "claude-opus-5-5")}
 
 
-def test_six_articles(capsys):
+def test_six_articles(said):
     c = research_run("everything").context_sizes
     right = predicted_total(7, c[0], fitted_d(c))
     for answer in (..., "55,000", predicted_total(6, c[0], fitted_d(c)), 2 * right):  # K = 6 forgets the answering call
         check_six_articles(answer)
-        assert said(capsys).startswith("exercise 6.1: not yet: ")
+        assert said().startswith("exercise 6.1: not yet: ")
     check_six_articles(right)
-    assert said(capsys).startswith("exercise 6.1: correct: predicted 54,909, measured 54,991")
+    assert said().startswith("exercise 6.1: correct: predicted 54,909, measured 54,991")
 
 
-def test_opus(capsys, opus):
+def test_opus(said, opus):
     plain, cached, excerpt = opus["plain"], opus["cached"], opus["excerpt"]
     wrong = [
         (..., ..., ..., ...),
@@ -46,12 +40,12 @@ def test_opus(capsys, opus):
     ]
     for answer in wrong:
         check_opus(*answer)
-        assert said(capsys).startswith("exercise 6.2: not yet: ")
+        assert said().startswith("exercise 6.2: not yet: ")
     check_opus(plain, cached, excerpt, "excerpts")
-    assert said(capsys) == "exercise 6.2: correct: plain $0.5678, cached $0.1565, excerpt $0.0177: excerpts save more\n"
+    assert said() == "exercise 6.2: correct: plain $0.5678, cached $0.1565, excerpt $0.0177: excerpts save more\n"
 
 
-def test_crossover(capsys):
+def test_crossover(said):
     def loop(c1, d):
         K = 1
         while d * K * (K - 1) / 2 <= K * c1:
@@ -69,7 +63,7 @@ def test_crossover(capsys):
     ]
     for crossover in wrong:
         check_crossover(crossover)
-        assert said(capsys).startswith("exercise 6.3: not yet: ")
+        assert said().startswith("exercise 6.3: not yet: ")
     for crossover in (loop, lambda c1, d: int(2 * c1 / d) + 2):
         check_crossover(crossover)
-        assert said(capsys).startswith("exercise 6.3: correct: c₁ = 504, d = 170: the quadratic term leads from K = 7 calls on")
+        assert said().startswith("exercise 6.3: correct: c₁ = 504, d = 170: the quadratic term leads from K = 7 calls on")
