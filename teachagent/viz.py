@@ -8,7 +8,8 @@ it stopped, and the running total Z of tokens read so far. Course machinery: it 
 
 `run_html(run)` is a static HTML page of the whole run: it needs no widgets, so it shows
 on GitHub and nbviewer. `StepViewer` is the interactive version, with a slider and
-buttons; pass it as `on_step` to watch a run fill in while it happens.
+buttons; pass it as `on_step` to watch a run fill in while it happens. `compare_html`
+puts two or more runs side by side on one scale (lessons 4 to 6 compare strategies).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import html
 import json
 
 from .display import shorten
+from .errors import CourseError
 from .messages import OUTCOMES, Thinking
 from .plan import find_plan
 from .trace import Run, composition
@@ -34,6 +36,16 @@ def _pre(text: str, colour: str = "#f6f6f6", cut: bool = True) -> str:
         f'<pre style="white-space:pre-wrap;margin:2px 0;padding:4px;background:{colour};'
         f'font-size:12px">{html.escape(shorten(text, PREVIEW) if cut else text)}</pre>'
     )
+
+
+def legend_html() -> str:
+    """What the bar colours mean, shown above every view of a run."""
+    names = ("system + tools", "task", "model step v_j", "observation N(v_j)")
+    swatches = " ".join(
+        f'<span style="background:{colour};color:white;padding:0 4px">{name}</span>'
+        for name, colour in zip(names, COLOURS.values())
+    )
+    return f"<small>the bars: {swatches}</small>"
 
 
 def context_bar(run: Run, k: int, scale: int | None = None) -> str:
@@ -86,20 +98,65 @@ def step_html(run: Run, k: int) -> str:
 def run_html(run: Run) -> str:
     """The whole run as static HTML: a header, then every step."""
     scripted = " (a scripted model, not Claude)" if run.scripted else ""
-    legend = " ".join(
-        f'<span style="background:{colour};color:white;padding:0 4px">{name}</span>'
-        for name, colour in zip(("system + tools", "task", "model step v_j", "observation N(v_j)"), COLOURS.values())
-    )
     described = html.escape(OUTCOMES.get(run.outcome, ""))  # the outcome in words, on hover
     head = (
         f"<div><b>Run</b> of <code>{html.escape(run.model)}</code>{scripted}: {len(run.steps)} steps, "
         f"outcome <code title='{described}'>{html.escape(run.outcome)}</code>, Z = {run.Z} tokens read<br>"
-        f"<b>task</b>: {html.escape(run.task)}<br><small>the bars: {legend}</small></div>"
+        f"<b>task</b>: {html.escape(run.task)}<br>{legend_html()}</div>"
     )
     steps = [step_html(run, k) for k in range(1, len(run.steps) + 1)]
     answer = f"<div><b>answer</b>{_pre(run.answer, cut=False)}</div>" if run.answer is not None else ""
     notes = "".join(f"<div><b>note</b>: {html.escape(note)}</div>" for note in run.notes)
     return "<div>" + head + "".join(f"<div>{s}</div>" for s in steps) + answer + notes + "</div>"
+
+
+def compare_html(runs: dict[str, Run]) -> str:
+    """Runs side by side: each run's c_k bars and its Z, all drawn on one scale.
+
+    `runs` maps a label to a run, e.g. {"excerpt": run_a, "read everything": run_b}.
+    Because every bar shares one scale, a run that reads more is visibly longer.
+    """
+    if not isinstance(runs, dict) or not runs:
+        raise CourseError("compare_html needs a dict of label → Run, e.g. compare_html({'a': run_a, 'b': run_b})")
+    for label, run in runs.items():
+        if not isinstance(run, Run):
+            raise CourseError(f"compare_html: {label!r} is a {type(run).__name__}, not a Run")
+    widest = max((s.context_tokens for run in runs.values() for s in run.steps), default=0) or 1
+    most = max(run.Z for run in runs.values()) or 1
+    columns = []
+    for label, run in runs.items():
+        scripted = " <small>(scripted)</small>" if run.scripted else ""
+        bars = "".join(context_bar(run, k, widest) for k in range(1, len(run.steps) + 1)) or "<i>no steps</i>"
+        z_bar = (
+            f'<div title="Z = {run.Z} tokens" style="width:{100 * run.Z / most:.2f}%;height:10px;background:#333"></div>'
+        )
+        columns.append(
+            f'<div style="flex:1;min-width:220px;padding:0 6px"><b>{html.escape(label)}</b>{scripted}<br>'
+            f"<small>K = {len(run.steps)} calls, outcome <code>{html.escape(run.outcome)}</code></small>"
+            f"{bars}<div style='margin-top:6px'><small>Z = {run.Z} tokens read</small>{z_bar}</div></div>"
+        )
+    scale = f"<small>one scale for all: the widest bar is {widest} tokens, the longest Z bar {most} tokens</small>"
+    return f'<div>{legend_html()}<br>{scale}<div style="display:flex;gap:8px">{"".join(columns)}</div></div>'
+
+
+class Comparison:
+    """Runs side by side, shown as `compare_html` in a notebook; see `compare_runs`."""
+
+    def __init__(self, runs: dict[str, Run]) -> None:
+        self.page = compare_html(runs)  # checks the runs before anything is kept
+        self.runs = dict(runs)
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{label}: K={len(run.steps)}, Z={run.Z}" for label, run in self.runs.items())
+        return f"Comparison({parts})"
+
+    def _repr_html_(self) -> str:
+        return self.page
+
+
+def compare_runs(runs: dict[str, Run]) -> Comparison:
+    """Show runs side by side in a notebook: `compare_runs({"excerpt": a, "everything": b})`."""
+    return Comparison(runs)
 
 
 class StepViewer:
@@ -117,10 +174,11 @@ class StepViewer:
         self.previous = widgets.Button(description="◀ previous")
         self.next = widgets.Button(description="next ▶")
         self.page = widgets.HTML()
+        self.legend = widgets.HTML(legend_html())  # the same key to the colours as the static page
         self.previous.on_click(lambda _: self.show(self.slider.value - 1))
         self.next.on_click(lambda _: self.show(self.slider.value + 1))
         self.slider.observe(lambda change: self._draw(), names="value")
-        self.widget = widgets.VBox([widgets.HBox([self.previous, self.slider, self.next]), self.page])
+        self.widget = widgets.VBox([widgets.HBox([self.previous, self.slider, self.next]), self.legend, self.page])
         self._draw()
 
     def __call__(self, step, run: Run) -> None:

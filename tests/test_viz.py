@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from teachagent.agent import Agent
+from teachagent.errors import CourseError
 from teachagent.messages import Response, Text
 from teachagent.models import ScriptedModel, call
 from teachagent.tools import tool
 from teachagent.trace import Run, composition
-from teachagent.viz import PREVIEW, StepViewer, run_html, step_html
+from teachagent.viz import PREVIEW, StepViewer, compare_html, compare_runs, legend_html, run_html, step_html
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -279,3 +282,44 @@ def test_the_answer_is_shown_whole_and_the_bars_are_explained():
     page = run_html(run)
     assert page.count(long_answer.strip()) == 1  # whole once, under "answer"; cut in the step itself
     assert "observation N(v_j)" in page and "system + tools" in page
+
+
+def test_the_viewer_page_carries_the_colour_legend_of_the_static_page():
+    viewer = StepViewer(play([call("add", a=2, b=3), "5"]))
+    assert viewer.legend in viewer.widget.children and viewer.legend.value == legend_html()
+    assert legend_html() in run_html(viewer.run)
+
+
+def _widths(page: str) -> list[float]:
+    return [float(w) for w in re.findall(r"width:([0-9.]+)%;background:#9e9e9e", page)]
+
+
+def test_runs_side_by_side_share_one_scale():
+    short = play(["5"])
+    long = play([call("echo", text="a fairly long observation " * 40), call("add", a=2, b=3), "5"])
+    page = compare_html({"short": short, "long": long})
+    # the system prompt is the same in both runs, so its segment has the same width everywhere
+    widths = _widths(page)
+    assert len(widths) == len(short.steps) + len(long.steps)
+    assert len(set(widths)) == 1
+    # the widest c_k of all fills the whole width
+    assert f"the widest bar is {max(s.context_tokens for s in long.steps)} tokens" in page
+    assert f"Z = {short.Z} tokens read" in page and f"Z = {long.Z} tokens read" in page
+    assert page.index("<b>short</b>") < page.index("<b>long</b>")
+
+
+def test_the_comparison_shows_itself_in_a_notebook_and_names_its_runs():
+    shown = compare_runs({"a": play(["5"]), "b": play([call("add", a=2, b=3), "5"])})
+    assert shown._repr_html_().count("(scripted)") == 2
+    assert re.fullmatch(r"Comparison\(a: K=1, Z=\d+, b: K=2, Z=\d+\)", repr(shown))
+
+
+def test_a_run_with_no_steps_can_be_compared():
+    empty = Run(task="t", model="scripted", system="s")
+    assert "no steps" in compare_html({"empty": empty, "one": play(["5"])})
+
+
+@pytest.mark.parametrize("runs", [{}, [], {"a": "not a run"}, None])
+def test_comparing_something_that_is_not_runs_is_a_clear_error(runs):
+    with pytest.raises(CourseError, match="compare_html"):
+        compare_runs(runs)
