@@ -104,3 +104,11 @@ def test_bad_probabilities_are_refused_with_a_course_error(options, message):
 
 def test_choices_is_what_one_of_makes():
     assert one_of((1.0, "x")) == Choices(((1.0, "x"),))
+
+
+def test_a_lesson_can_select_it_and_the_banner_says_it_is_scripted(capsys):
+    from teachagent.modes import select_model
+
+    model = SampledScriptedModel(rereader, seed=2)
+    assert select_model(script=model, mode="offline") is model
+    assert "ScriptedModel (policy=rereader, sampled with seed 2), not Claude" in capsys.readouterr().out
