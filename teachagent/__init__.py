@@ -39,6 +39,7 @@ from .tools import Tool, read_file_tool, tool
 # lesson 3: the agent loop, its record, and you as the model
 from .agent import Agent, AgentError
 from .human import HumanModel
+from .sampling import Choices, SampledScriptedModel, one_of
 from .trace import Run, Step
 from .viz import StepViewer, run_html
 from .widgets import play
@@ -72,6 +73,7 @@ __all__ = [
     "Dispatcher", "Tool", "read_file_tool", "tool",
     # lesson 3
     "Agent", "AgentError", "HumanModel", "Run", "Step", "StepViewer", "play", "run_html",
+    "Choices", "SampledScriptedModel", "one_of",
     # lesson 4
     "MemoryStore", "compare_runs", "find_plan", "memory_tools", "write_plan",
     # lesson 5

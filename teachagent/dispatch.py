@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .display import shorten
+from .errors import SettingError
 from .messages import ToolCall, ToolResult
 from .tools import Tool
 
@@ -34,7 +35,7 @@ class Dispatcher:
             if not isinstance(t, Tool):
                 raise TypeError(f"Dispatcher takes Tool objects (make one with @tool), got {t!r}")
             if t.name in self._tools:
-                raise ValueError(f"two tools are named {t.name!r}; the model calls tools by name, so names must differ")
+                raise SettingError(f"two tools are named {t.name!r}; the model calls tools by name, so names must differ")
             try:
                 Draft202012Validator.check_schema(t.input_schema)
             except SchemaError as exc:

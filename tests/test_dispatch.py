@@ -11,8 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from teachagent.agent import Agent
 from teachagent.dispatch import MAX_PROBLEM_CHARS, Dispatcher
+from teachagent.errors import CourseError, SettingError
 from teachagent.messages import ToolCall, ToolResult
+from teachagent.models import ScriptedModel
 from teachagent.tools import Tool, read_file_tool, tool
 
 
@@ -80,8 +83,12 @@ def test_duplicate_names_are_refused_naming_the_duplicate():
     a = Tool("search", "one", {"type": "object"}, str)
     b = Tool("search", "two", {"type": "object"}, str)
     c = Tool("read", "three", {"type": "object"}, str)
-    with pytest.raises(ValueError, match="two tools are named 'search'"):
+    with pytest.raises(ValueError, match="two tools are named 'search'") as caught:
         Dispatcher([a, c, b])
+    assert isinstance(caught.value, CourseError)  # one line in Jupyter: the learner's mistake, not a crash
+    assert caught.value._render_traceback_() == [f"SettingError: {caught.value}"]
+    with pytest.raises(SettingError, match="names must differ"):
+        Agent(ScriptedModel(["never asked"]), tools=[a, b])  # the agent builds its dispatcher at once
 
 
 @pytest.mark.parametrize("item", [print, "read_file", {"name": "x"}, None])
