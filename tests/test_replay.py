@@ -196,7 +196,7 @@ def test_a_recording_starts_with_the_current_format(tmp_path):
     [
         (lambda text: text[: len(text) - 25], "damaged at line 3"),  # cut short while recording
         (lambda text: text.replace('"stop_reason": "end_turn"', '"stop_reason": "bored"'), "damaged at line 3"),
-        (lambda text: text.replace('"kind": "complete"', '"kind": "chat"'), "damaged at line 2.*unknown record kind 'chat'"),
+        (lambda text: text.replace('"kind": "complete"', '"kind": "chat"'), "damaged at line 2, field kind: 'chat' is not one"),
         (lambda text: "hello\n" + text, "not a cassette"),
         (lambda text: "", "not a cassette"),
     ],

@@ -40,10 +40,10 @@ def test_messages_rebuild_the_conversation():
 @pytest.mark.parametrize(
     "text, complaint",
     [
-        ("{not json", "not valid JSON"),
-        ("[1, 2]", "format"),
-        (json.dumps({"format": "something/else"}), "format"),
-        (json.dumps({"format": "teachagent.run/1", "task": "t"}), "KeyError"),
+        ("{not json", "line 1: not valid JSON"),
+        ("[1, 2]", "not of type 'object'"),
+        (json.dumps({"format": "something/else"}), "field format: 'teachagent.run/1' was expected"),
+        (json.dumps({"format": "teachagent.run/1", "task": "t"}), "'model' is a required property"),
     ],
 )
 def test_anything_but_a_saved_run_is_a_clear_error(text, complaint):
@@ -54,7 +54,7 @@ def test_anything_but_a_saved_run_is_a_clear_error(text, complaint):
 def test_a_corrupted_step_is_a_clear_error():
     data = json.loads(sample_run().to_json())
     data["steps"][0]["response"]["stop_reason"] = "bored"
-    with pytest.raises(ValueError, match="not a saved Run.*bored"):
+    with pytest.raises(ValueError, match=r"not a saved Run: line \d+, field steps\[0\].response.stop_reason: 'bored' is not"):
         Run.from_json(json.dumps(data))
 
 
