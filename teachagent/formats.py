@@ -34,6 +34,7 @@ MAX_DEPTH = 100  # brackets inside brackets; a course file needs about 15, json.
 MAX_DIGITS = 300  # a whole number longer than this is no count of anything (a float stops near 1e308)
 
 _STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+_BETWEEN = re.compile(r"[ \t\n\r,:]*")  # what separates JSON values and keys
 _validators: dict[str, Any] = {}  # one compiled validator per schema file
 
 
@@ -122,12 +123,15 @@ def parse(text: str, schema: str, line: int = 1) -> Any:
 
 def _first_problem(data: Any, schema: str) -> Any:
     """The most telling way `data` breaks the schema (a jsonschema error), or None when it matches."""
-    from jsonschema import Draft202012Validator  # no format checker: the formats need none, and it loads slowly
+    from jsonschema import Draft202012Validator, validators  # no format checker: none is needed, and it loads slowly
     from jsonschema.exceptions import best_match
 
     if schema not in _validators:
+        # JSON Schema counts 12.0 as an integer; a token count written 12.0 was not written by the course
+        whole = Draft202012Validator.TYPE_CHECKER.redefine("integer", lambda _, value: type(value) is int)
+        strict = validators.extend(Draft202012Validator, type_checker=whole)
         path = Path(__file__).parent / "schemas" / f"{schema}.schema.json"
-        _validators[schema] = Draft202012Validator(json.loads(path.read_text(encoding="utf-8")))
+        _validators[schema] = strict(json.loads(path.read_text(encoding="utf-8")))
     return best_match(_validators[schema].iter_errors(data))
 
 
@@ -165,23 +169,26 @@ def _place(text: str, path: list[str | int], line: int) -> str:
 
 def _offset(text: str, path: list[str | int]) -> int:
     """Where in `text` the value at `path` starts, found by stepping over the values before it."""
-    decoder, space = json.JSONDecoder(), re.compile(r"[\s,:]*")
-    at = space.match(text, 0).end()  # type: ignore[union-attr]
+    decoder = json.JSONDecoder()
+    at = _skip(text, 0)
     for key in path:
         closing = "}" if text[at] == "{" else "]"
-        at = space.match(text, at + 1).end()  # type: ignore[union-attr]
-        index = 0
+        at, index = _skip(text, at + 1), 0
         while text[at] != closing:
             if closing == "}":
-                name, at = json.decoder.scanstring(text, at + 1)
-                at = space.match(text, at).end()  # type: ignore[union-attr]
+                name, at = decoder.parse_string(text, at + 1)  # type: ignore[attr-defined]
+                at = _skip(text, at)
                 if name == key:
                     break
             elif index == key:
                 break
-            at = space.match(text, decoder.raw_decode(text, at)[1]).end()  # type: ignore[union-attr]
-            index += 1
+            at, index = _skip(text, decoder.raw_decode(text, at)[1]), index + 1
     return at
+
+
+def _skip(text: str, at: int) -> int:
+    """The first place from `at` on that is not JSON whitespace, a comma or a colon."""
+    return _BETWEEN.match(text, at).end()  # type: ignore[union-attr]  # it always matches, if only ""
 
 
 def writable(path: str | Path, what: str, holds_one: Any) -> Path:
@@ -195,14 +202,14 @@ def writable(path: str | Path, what: str, holds_one: Any) -> Path:
     if target.is_symlink():
         raise FormatError(f"{shown} is a symlink that leads nowhere it can end (a loop); name a file")
     if target.is_dir():
-        raise FormatError(f"{shown} is a folder; name a file to save {what} in")
+        raise FormatError(f"{shown} is a folder; name a file to write {what} to")
     if not target.parent.is_dir():
-        raise FormatError(f"cannot save {what} to {shown}: the folder {str(target.parent)!r} does not exist")
+        raise FormatError(f"cannot write to {shown}: the folder {str(target.parent)!r} does not exist")
     if not os.access(target.parent, os.W_OK | os.X_OK):
-        raise FormatError(f"cannot save {what} to {shown}: the folder {str(target.parent)!r} is not writable")
+        raise FormatError(f"cannot write to {shown}: the folder {str(target.parent)!r} is not writable")
     if os.path.lexists(target):
         if not target.is_file():
-            raise FormatError(f"{shown} is not a regular file, so it was left alone; name a file to save {what} in")
+            raise FormatError(f"{shown} is not a regular file, so it was left alone; name a file to write {what} to")
         try:
             holds_one(target)
         except FormatError:

@@ -158,7 +158,7 @@ class Run:
         a failure leaves any old file as it was. A symlink is written through to its target.
         A folder, or an existing file that is not a saved run, is refused and left alone.
         """
-        target = writable(path, "a saved Run", Run.load)
+        target = writable(path, "a saved run", Run.load)
         # a lone surrogate, which UTF-8 cannot hold, is written as the JSON escape \udxxx that reads back the same
         write_whole(target, self.to_json().encode("utf-8", "backslashreplace"))
         return target
@@ -166,11 +166,7 @@ class Run:
     @classmethod
     def load(cls, path: str | Path) -> Run:
         """Read a run saved with `save`; a missing, damaged or foreign file is a clear `FormatError`."""
-        try:
-            text = read_text(path, "a saved Run")
-        except FormatError as error:
-            raise FormatError(f"not a saved Run: {error}") from None
-        return cls.from_json(text)
+        return cls.from_json(read_text(path, "a saved run"))
 
 
 def composition(run: Run, k: int) -> list[tuple[str, int]]:
