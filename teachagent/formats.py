@@ -123,8 +123,14 @@ def parse(text: str, schema: str, line: int = 1) -> Any:
 
 def _first_problem(data: Any, schema: str) -> Any:
     """The most telling way `data` breaks the schema (a jsonschema error), or None when it matches."""
-    from jsonschema import Draft202012Validator, validators  # no format checker: none is needed, and it loads slowly
     from jsonschema.exceptions import best_match
+
+    return best_match(validator(schema).iter_errors(data))
+
+
+def validator(schema: str) -> Any:
+    """The jsonschema validator for teachagent/schemas/<schema>.schema.json, built once per process."""
+    from jsonschema import Draft202012Validator, validators  # no format checker: none is needed, and it loads slowly
 
     if schema not in _validators:
         # JSON Schema counts 12.0 as an integer; a token count written 12.0 was not written by the course
@@ -132,7 +138,7 @@ def _first_problem(data: Any, schema: str) -> Any:
         strict = validators.extend(Draft202012Validator, type_checker=whole)
         path = Path(__file__).parent / "schemas" / f"{schema}.schema.json"
         _validators[schema] = strict(json.loads(path.read_text(encoding="utf-8")))
-    return best_match(_validators[schema].iter_errors(data))
+    return _validators[schema]
 
 
 def _check_depth(text: str, line: int) -> None:

@@ -28,7 +28,7 @@ from typing import Any
 
 from .display import shorten
 from .errors import CourseError
-from .formats import FormatError, parse, read_text
+from .formats import FormatError, parse, read_text, validator
 from .messages import MAX_TOKENS, Message, Response, Usage, request_body
 from .models import Model, TokenCounter
 
@@ -136,6 +136,7 @@ class Recorder:
             self._write({"format": FORMAT}, mode="w")
         except (OSError, ValueError) as error:  # a folder in the way, no permission, a NUL in the path
             raise CassetteError(f"cannot record to {str(self.path)!r}: {getattr(error, 'strerror', None) or error}") from None
+        validator("cassette")  # built now: a kernel shutting down has no seconds to spare for importing jsonschema
         counter: TokenCounter | None = getattr(model, "count_tokens", None)
         if callable(counter):
             self._counter = counter
