@@ -23,7 +23,7 @@ UTILITIES = ["errors", "display", "schema"]
 IDEAS = [  # lesson by lesson, in the order a module may build on the ones before it
     ["messages", "tokens", "models", "claude"],
     ["tools", "dispatch"],
-    ["trace", "agent", "human", "sampling"],
+    ["formats", "trace", "agent", "human", "sampling"],
     ["plan", "memory"],
     ["research.corpus", "research.calculator", "research.researcher"],
     ["cost"],

@@ -9,11 +9,20 @@ with the same tools; record and replay use the cassette `--cassette PATH`. With
 `--human` you are the model: each step shows what it reads and you type its reply. Exit code: 0
 for an answer, 1 for a run without one, 2 for a bad option, a missing API key, a
 cassette that cannot be used or a --json path that cannot be written.
+
+`--json PATH` is checked before the model is called: its folder must exist and be
+writable, and it must not be a folder, nor an existing file other than a saved run. A
+symlink is written through to its target. The run is written to a new file beside it and
+renamed over it only when whole. Text the terminal's encoding cannot show is printed as
+escapes (\\u03a3), never a crash. `notebook record|replay` gives bad input (no such
+notebook, not a notebook, a cassette that cannot be used) one line and exit code 2, and a
+cell that fails exit code 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -21,6 +30,7 @@ import sys
 from .agent import FINAL, AgentError
 from .display import one_line
 from .errors import CourseError, SettingError, check_number
+from .formats import FormatError, writable
 from .human import HumanModel
 from .messages import OUTCOMES, Thinking
 from .models import Model, ScriptedModel
@@ -81,25 +91,10 @@ def print_step(step: Step, run: Run) -> None:
     sys.stdout.flush()
 
 
-def save(run: Run, path: str) -> str:
-    """Write the run to `path` atomically: to a new file beside it, then renamed over it."""
-    path = os.path.abspath(path)
-    temp = f"{path}.{os.getpid()}.tmp"  # same folder, so os.replace is a rename, never a copy
-    try:
-        with open(temp, "x", encoding="utf-8") as file:
-            file.write(run.to_json())
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
-    return path
-
-
 def notebook_main(argv: list[str]) -> int:
     """`python -m teachagent notebook record|replay NOTEBOOK [--cassette PATH]`."""
     from .modes import default_cassette
-    from .notebook_runner import run_notebook
+    from .notebook_runner import NotebookError, run_notebook
 
     parser = argparse.ArgumentParser(prog="teachagent notebook",
                                      description="Record a notebook's calls to Claude in a cassette, or replay them.")
@@ -109,15 +104,21 @@ def notebook_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         run_notebook(args.notebook, args.mode, args.cassette, progress=lambda line: print(line, flush=True))
-    except (CourseError, FileNotFoundError) as error:
+    except NotebookError as error:  # a cell failed: the notebook ran, and did not finish
         print(f"teachagent: {error}", file=sys.stderr)
-        return 1 if isinstance(error, CourseError) else 2
+        return 1
+    except (CourseError, ValueError) as error:  # the notebook, the cassette or the key cannot be used
+        print("teachagent: " + " ".join(str(error).split()), file=sys.stderr)
+        return 2
     print(f"{args.mode} finished: {args.cassette or default_cassette(args.notebook)}")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    for stream, errors in ((sys.stdout, "backslashreplace"), (sys.stderr, "backslashreplace"), (sys.stdin, "replace")):
+        if isinstance(stream, io.TextIOWrapper):  # a terminal that cannot show Σ or é gets \u03a3 rather than a crash
+            stream.reconfigure(errors=errors)
     try:
         return notebook_main(argv[1:]) if argv[:1] == ["notebook"] else research_main(argv)
     except BrokenPipeError:  # the reader went away, as with `| head`: stop quietly
@@ -128,6 +129,12 @@ def main(argv: list[str] | None = None) -> int:
 def research_main(argv: list[str]) -> int:
     """The research agent on the KL question, step by step."""
     args = parse_args(argv)
+    if args.json:  # a path the run cannot be saved to is refused now, before any model is called
+        try:
+            writable(args.json, "a saved run", Run.load)
+        except FormatError as error:
+            print(f"teachagent: {error}", file=sys.stderr)
+            return 2
     library = Library()
     scripted = ScriptedModel(STRATEGIES[args.strategy](library), name=f"scripted researcher ({args.strategy})")
     model: Model
@@ -164,9 +171,10 @@ def research_main(argv: list[str]) -> int:
             code = 1
     if args.json:
         try:
-            print(f"run saved to {save(run, args.json)}")
-        except OSError as error:
-            print(f"teachagent: cannot save the run to {args.json}: {error.strerror or error}", file=sys.stderr)
+            print(f"run saved to {run.save(args.json)}")
+        except (OSError, FormatError) as error:  # the folder changed while the agent ran
+            print(f"teachagent: cannot save the run to {args.json}: {getattr(error, 'strerror', None) or error}",
+                  file=sys.stderr)
             return 2
     return code
 

@@ -22,6 +22,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .display import shorten
+from .errors import SettingError
 from .models import Model, ScriptedModel
 
 if TYPE_CHECKING:  # for the annotations only: replay is imported where it is used
@@ -43,7 +45,7 @@ def cassette_path(mode: str, given: str | Path | None = None) -> Path:
     notebook = os.environ.get("JPY_SESSION_NAME", "")
     path = given or os.environ.get("TEACHAGENT_CASSETTE") or (default_cassette(notebook) if notebook.endswith(".ipynb") else "")
     if not path:
-        raise ValueError(f"{mode} mode needs a cassette file: set TEACHAGENT_CASSETTE to its path")
+        raise SettingError(f"{mode} mode needs a cassette file: set TEACHAGENT_CASSETTE to its path")
     return Path(path)
 
 
@@ -56,7 +58,7 @@ def cassette_model(mode: str, path: str | Path, live: Model | None = None) -> Re
         recorder = _open.get(key)
         if not isinstance(recorder, Recorder) or recorder.finished:
             if live is None:
-                raise ValueError("record mode needs the live model to record, e.g. Claude()")
+                raise SettingError("record mode needs the live model to record, e.g. Claude()")
             draft = os.environ.get("TEACHAGENT_DRAFT")  # set by `notebook record`, which promotes the draft itself
             recorder = Recorder(live, key, draft)
             _open[key] = recorder
@@ -94,7 +96,7 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
     """
     chosen = (mode or os.environ.get("TEACHAGENT_MODE") or "offline").strip().lower()
     if chosen not in MODES:
-        raise ValueError(f"unknown mode {chosen!r}; TEACHAGENT_MODE can be one of: {', '.join(MODES)}")
+        raise SettingError(f"unknown mode {shorten(repr(chosen), 60)}; TEACHAGENT_MODE can be one of: {', '.join(MODES)}")
 
     model: Model
     if chosen in ("record", "replay"):
@@ -118,7 +120,7 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
         banner = f"live mode: {model.name} through the Anthropic API; every call is billed to your key."
     else:
         if script is None:
-            raise ValueError("offline mode needs a script for the ScriptedModel (a list of steps)")
+            raise SettingError("offline mode needs a script for the ScriptedModel (a list of steps)")
         model = script if isinstance(script, ScriptedModel) else ScriptedModel(script)
         banner = (
             f"offline mode: the model is a ScriptedModel ({model.describe()}), not Claude. "

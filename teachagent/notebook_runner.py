@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from .errors import CourseError
+from .formats import FormatError, read_text
 from .modes import default_cassette
 from .replay import CassetteError, check_recordable, new_draft, promote, read_cassette
 
@@ -37,7 +38,6 @@ def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = 
     replays from, the same cassette. Whatever can be checked is checked before any cell
     runs: the cassette (to replay), the path and the API key (to record).
     """
-    import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellControlSignal, CellExecutionError, DeadKernelError
 
@@ -45,7 +45,7 @@ def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = 
         raise ValueError(f"mode must be 'record' or 'replay', got {mode!r}")
     notebook = Path(notebook)
     cassette = Path(cassette or default_cassette(notebook)).resolve()
-    nb = nbformat.read(notebook, as_version=4)
+    nb = read_notebook(notebook)
     draft = None
     if mode == "record":
         from .claude import Claude
@@ -88,6 +88,17 @@ def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = 
     if draft:
         _keep(draft, cassette, notebook)
     return nb
+
+
+def read_notebook(path: Path):
+    """The notebook at `path`, or a `FormatError` saying why the file is not one."""
+    import nbformat
+
+    text = read_text(path, "a notebook")  # a missing file, a folder, a FIFO, not UTF-8 or empty
+    try:
+        return nbformat.reads(text, as_version=4)
+    except Exception as error:  # nbformat's reader raises many kinds, for JSON that is not a notebook too
+        raise FormatError(f"{str(path)!r} is not a notebook ({type(error).__name__}: {one_line(str(error))[:200]})") from None
 
 
 def _keep(draft: Path, cassette: Path, notebook: Path) -> None:

@@ -28,6 +28,7 @@ from typing import Any
 
 from .display import shorten
 from .errors import CourseError
+from .formats import FormatError, parse, read_text, validator
 from .messages import MAX_TOKENS, Message, Response, Usage, request_body
 from .models import Model, TokenCounter
 
@@ -57,6 +58,8 @@ def _key(request: dict, *leave_out: str) -> str:
 
 def _format_of(first_line: str) -> str | None:
     """The cassette format a file's first line declares, or None if it is no cassette header."""
+    if len(first_line) > 200:  # a header is one short object; this also keeps json.loads from deep recursion
+        return None
     try:
         header = json.loads(first_line)
     except json.JSONDecodeError:
@@ -71,6 +74,8 @@ def check_recordable(path: Path) -> None:
         raise CassetteError(f"{path} is a folder, not a cassette; name a .jsonl file to record to")
     if not path.exists():
         return
+    if not path.is_file():  # a FIFO or a device: reading its first line could wait for ever
+        raise CassetteError(f"{path} is not a regular file, so it was left alone; name a .jsonl file to record to")
     try:
         with open(path, encoding="utf-8") as file:
             recordable = _format_of(file.readline(10_000)) is not None
@@ -93,6 +98,14 @@ def new_draft(cassette: Path) -> Path:
             continue  # left behind by an earlier process with our pid: take the next number
 
 
+def _fresh_draft(draft: Path) -> bool:
+    """True if `draft` is a .draft file that is absent or empty: recording into it destroys nothing."""
+    try:
+        return draft.suffix == ".draft" and (not os.path.lexists(draft) or (draft.is_file() and not draft.stat().st_size))
+    except (OSError, ValueError):
+        return False
+
+
 def promote(draft: Path, cassette: Path) -> Path:
     """Replace the cassette with a finished draft, in one step, after checking the draft reads back whole."""
     read_cassette(draft)
@@ -113,10 +126,17 @@ class Recorder:
         self.model, self.path = model, Path(path)
         self.name = model.name
         check_recordable(self.path)
-        self.draft = Path(draft) if draft else new_draft(self.path)
+        if draft and not _fresh_draft(Path(draft)):  # TEACHAGENT_DRAFT must name what `new_draft` made, nothing else
+            raise CassetteError(f"the draft {str(draft)!r} is not a new, empty .draft file, so it was left alone; "
+                                "unset TEACHAGENT_DRAFT (`python -m teachagent notebook record` sets it itself)")
         self.calls = self.failed = 0
         self.finished = False
-        self._write({"format": FORMAT}, mode="w")
+        try:
+            self.draft = Path(draft) if draft else new_draft(self.path)
+            self._write({"format": FORMAT}, mode="w")
+        except (OSError, ValueError) as error:  # a folder in the way, no permission, a NUL in the path
+            raise CassetteError(f"cannot record to {str(self.path)!r}: {getattr(error, 'strerror', None) or error}") from None
+        validator("cassette")  # built now: a kernel shutting down has no seconds to spare for importing jsonschema
         counter: TokenCounter | None = getattr(model, "count_tokens", None)
         if callable(counter):
             self._counter = counter
@@ -128,7 +148,8 @@ class Recorder:
     def _write(self, record: dict, mode: str = "a") -> None:
         if self.finished:
             raise CassetteError(f"the recording for {self.path} is finished; make a new Recorder to record again")
-        with _writing, open(self.draft, mode, encoding="utf-8") as draft:
+        # a lone surrogate, which UTF-8 cannot hold, is written as the JSON escape \udxxx that reads back the same
+        with _writing, open(self.draft, mode, encoding="utf-8", errors="backslashreplace") as draft:
             draft.write(json.dumps(record, ensure_ascii=False) + "\n")
             draft.flush()
             os.fsync(draft.fileno())
@@ -170,55 +191,43 @@ class Recorder:
 
 
 def read_cassette(path: str | Path) -> list[dict]:
-    """The records of a cassette, each checked (every response readable); a clear error otherwise.
+    """The records of a cassette, each checked against teachagent/schemas/cassette.schema.json; a clear error otherwise.
 
     A record is {"kind": "complete", "request", "response"} or
     {"kind": "count_tokens", "request", "input_tokens"}; /1 records are read into this shape.
     """
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         raise CassetteError(f"there is no cassette at {str(path)!r}; ask the instructor for it, "
-                            "or record one with a key (TEACHAGENT_MODE=record)") from None
-    except IsADirectoryError:
-        raise CassetteError(f"{str(path)!r} is a folder, not a cassette") from None
-    except UnicodeDecodeError:
-        raise CassetteError(f"{str(path)!r} is not a cassette: it is not UTF-8 text") from None
-    found = _format_of(lines[0]) if lines else None
+                            "or record one with a key (TEACHAGENT_MODE=record)")
+    try:
+        lines = read_text(path, "a cassette").splitlines()
+    except FormatError as error:
+        raise CassetteError(str(error)) from None
+    found = _format_of(lines[0])
     if found is None:
         raise CassetteError(f"{str(path)!r} is not a cassette: its first line should be {json.dumps({'format': FORMAT})}")
     if found not in READABLE:
         raise CassetteError(
             f"{str(path)!r} was recorded by a newer teachagent (format {found!r}); upgrade teachagent or record again"
         )
-    records = []
-    for number, line in enumerate(lines[1:], start=2):
-        try:
-            records.append(_checked(json.loads(line), found))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as error:
-            raise CassetteError(
-                f"the cassette {str(path)!r} is damaged at line {number} ({type(error).__name__}: {error}); "
-                "it may have been cut short while recording: ask the instructor for a new recording"
-            ) from None
-    return records
+    try:
+        return [_checked(parse(line, "cassette", line=number), found) for number, line in enumerate(lines[1:], start=2)]
+    except FormatError as error:
+        raise CassetteError(
+            f"the cassette {str(path)!r} is damaged at {error}; "
+            "it may have been cut short while recording: ask the instructor for a new recording"
+        ) from None
 
 
 def _checked(record: dict, found: str) -> dict:
-    """One record in the current shape, or an exception saying what is wrong with it."""
+    """One record, already checked against the schema, in the current shape."""
     request = dict(record["request"])
     if found == "teachagent.cassette/1":  # request_body leaves out an empty system prompt and no tools
         request = {name: value for name, value in request.items() if name not in ("system", "tools") or value}
-    kind = record.get("kind", "complete")
-    if kind == "complete":
-        Response.from_dict(record["response"])  # the response must be readable before class starts
-        return {"kind": kind, "request": request, "response": record["response"]}
-    if kind == "count_tokens":
-        counted = record["input_tokens"]
-        if isinstance(counted, bool) or not isinstance(counted, int) or counted < 0:
-            raise ValueError(f"input_tokens must be a whole number, got {counted!r}")
-        return {"kind": kind, "request": request, "input_tokens": counted}
-    raise ValueError(f"unknown record kind {kind!r}")
+    if record.get("kind", "complete") == "complete":
+        return {"kind": "complete", "request": request, "response": record["response"]}
+    return {"kind": "count_tokens", "request": request, "input_tokens": record["input_tokens"]}
 
 
 class Player:

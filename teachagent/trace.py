@@ -7,15 +7,18 @@ many tokens the model read (c_k), what it wrote (v_k), what the tools returned (
 A `Run` keeps them all, plus how the run ended.
 
 Everything that looks at a run afterwards (the step viewer, the cost analysis, saving
-to JSON, replay) reads a `Run` and nothing else; this module needs none of them.
+to JSON, replay) reads a `Run` and nothing else; this module needs none of them. A saved
+run is checked against teachagent/schemas/run.schema.json before it is read back.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from .formats import FormatError, parse, read_text, writable, write_whole
 from .messages import Message, Outcome, Response, ToolResult, block_from_dict
 from .tokens import count_tokens, message_tokens, tools_tokens
 
@@ -131,27 +134,39 @@ class Run:
 
     @classmethod
     def from_json(cls, text: str) -> Run:
-        """Rebuild a run saved with `to_json`; anything else is a clear `ValueError`."""
+        """Rebuild a run saved with `to_json`; anything else is a clear `FormatError` (a `ValueError`)."""
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"not a saved Run: the text is not valid JSON ({error})") from None
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ValueError(f"not a saved Run: expected a JSON object with \"format\": \"{FORMAT}\"")
-        try:
-            return cls(
-                data["task"],
-                data["model"],
-                data["system"],
-                data["tools"],
-                [Step.from_dict(s) for s in data["steps"]],
-                data["answer"],
-                data["outcome"],
-                bool(data.get("scripted", False)),
-                list(data.get("notes", [])),
-            )
-        except (KeyError, TypeError, ValueError) as error:
-            raise ValueError(f"not a saved Run: {type(error).__name__}: {error}") from None
+            data = parse(text, "run")
+        except FormatError as error:
+            raise FormatError(f"not a saved Run: {error}") from None
+        return cls(
+            data["task"],
+            data["model"],
+            data["system"],
+            data["tools"],
+            [Step.from_dict(s) for s in data["steps"]],
+            data["answer"],
+            data["outcome"],
+            data.get("scripted", False),
+            data.get("notes", []),
+        )
+
+    def save(self, path: str | Path) -> Path:
+        """Write the run to `path` whole, or not at all; returns the file written.
+
+        The JSON goes to a new file beside `path` and is renamed over it once complete, so
+        a failure leaves any old file as it was. A symlink is written through to its target.
+        A folder, or an existing file that is not a saved run, is refused and left alone.
+        """
+        target = writable(path, "a saved run", Run.load)
+        # a lone surrogate, which UTF-8 cannot hold, is written as the JSON escape \udxxx that reads back the same
+        write_whole(target, self.to_json().encode("utf-8", "backslashreplace"))
+        return target
+
+    @classmethod
+    def load(cls, path: str | Path) -> Run:
+        """Read a run saved with `save`; a missing, damaged or foreign file is a clear `FormatError`."""
+        return cls.from_json(read_text(path, "a saved run"))
 
 
 def composition(run: Run, k: int) -> list[tuple[str, int]]:

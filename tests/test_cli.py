@@ -3,6 +3,7 @@
 import contextlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -75,13 +76,41 @@ def test_json_saves_the_run(tmp_path, capsys):
     assert [p.name for p in tmp_path.iterdir()] == ["run.json"]  # no temporary file left behind
 
 
-def test_an_unwritable_json_path_exits_2_after_the_summary(tmp_path, capsys):
-    path = tmp_path / "no such folder" / "run.json"
-    assert cli.main(["--json", str(path)]) == 2
-    out, err = capsys.readouterr()
-    assert "outcome: answer" in out and "K = 4 steps" in out
-    assert f"cannot save the run to {path}" in err and "No such file or directory" in err
-    assert "Traceback" not in err
+def test_an_unwritable_json_path_exits_2_before_any_model_call(tmp_path, monkeypatch, capsys):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes")
+    (tmp_path / "loop.json").symlink_to(tmp_path / "loop.json")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # a call would fail loudly
+    cassette = tmp_path / "c.jsonl"
+    for path, complaint in [(tmp_path / "no such folder" / "run.json", "the folder .* does not exist"),
+                            (tmp_path, "is a folder; name a file"), (tmp_path / "loop.json", "a loop"),
+                            (notes, "already exists and is not a saved run, so it was left alone; name a new file")]:
+        assert cli.main(["--mode", "record", "--cassette", str(cassette), "--json", str(path)]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and re.search(complaint, err), err
+    assert notes.read_text() == "my notes"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["loop.json", "notes.txt"]  # no draft, no cassette
+
+
+def test_json_writes_through_a_symlink_and_replaces_an_earlier_run_whole(tmp_path, capsys):
+    (tmp_path / "latest.json").symlink_to(tmp_path / "runs.json")
+    assert cli.main(["--json", str(tmp_path / "latest.json")]) == 0
+    assert f"run saved to {tmp_path / 'runs.json'}" in capsys.readouterr().out
+    assert (tmp_path / "latest.json").is_symlink() and Run.load(tmp_path / "runs.json").outcome == "answer"
+    assert cli.main(["--json", str(tmp_path / "runs.json"), "--max-steps", "2"]) == 1
+    assert Run.load(tmp_path / "latest.json").outcome == "max_steps"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["latest.json", "runs.json"]
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "cp1252", "latin-1"])
+def test_the_demo_prints_in_any_terminal_encoding(encoding):
+    done = subprocess.run([sys.executable, "-m", "teachagent", "--question", "Ist KL ein Abstand? ∑ ≠ é"],
+                          capture_output=True, timeout=120, env={**os.environ, "PYTHONIOENCODING": encoding})
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode(encoding)
+    assert "Z = \\u03a3 c_k = " in out and "outcome: answer" in out
+    assert "Traceback" not in done.stderr.decode(encoding)
 
 
 def test_live_without_a_key_exits_2_naming_the_variable(monkeypatch, capsys):
@@ -234,7 +263,7 @@ def test_notebook_record_refuses_a_notebook_as_its_cassette(tmp_path, monkeypatc
     notebook = lesson(tmp_path / "lesson.ipynb", CALL)
     before = notebook.read_bytes()
     monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
-    assert cli.main(["notebook", "record", str(notebook), "--cassette", str(notebook)]) == 1
+    assert cli.main(["notebook", "record", str(notebook), "--cassette", str(notebook)]) == 2
     out, err = capsys.readouterr()
     assert err == f"teachagent: {notebook} is a notebook, so it was left alone; record to a new .jsonl file or to a cassette\n"
     assert out == "" and notebook.read_bytes() == before
@@ -243,10 +272,39 @@ def test_notebook_record_refuses_a_notebook_as_its_cassette(tmp_path, monkeypatc
 
 def test_notebook_record_without_a_key_stops_before_any_cell(tmp_path, capsys):
     notebook = lesson(tmp_path / "lesson.ipynb", "open('ran', 'w').close()", CALL)
-    assert cli.main(["notebook", "record", str(notebook)]) == 1
+    assert cli.main(["notebook", "record", str(notebook)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and "ANTHROPIC_API_KEY" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lesson.ipynb"]  # no cell ran, no draft was made
+
+
+@pytest.mark.parametrize("mode", ["record", "replay"])
+def test_every_bad_notebook_input_is_one_line_and_exit_code_2(tmp_path, monkeypatch, capsys, mode):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    notebook = lesson(tmp_path / "lesson.ipynb", "open('ran', 'w').close()", CALL)
+    (tmp_path / "notes.txt").write_text("not a notebook")
+    (tmp_path / "list.ipynb").write_text("[1, 2]")
+    (tmp_path / "binary.ipynb").write_bytes(b"\xff\xfe")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    cases = [([str(tmp_path / "none.ipynb")], "there is no file at"),
+             ([str(tmp_path)], "is a folder, not a notebook"),
+             ([str(tmp_path / "notes.txt")], "is not a notebook \\(NotJSONError"),
+             ([str(tmp_path / "list.ipynb")], "is not a notebook \\(AttributeError"),
+             ([str(tmp_path / "binary.ipynb")], "not UTF-8 text"),
+             ([str(notebook), "--cassette", str(tmp_path)], "is a folder"),
+             ([str(notebook), "--cassette", str(tmp_path / "notes.txt")], "not a cassette")]
+    for args, complaint in cases:
+        assert cli.main(["notebook", mode, *args]) == 2, args
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and err.startswith("teachagent: ") and re.search(complaint, err), err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # no cell ran, nothing was written
+
+
+def test_a_bad_notebook_mode_is_argparses_usage_and_exit_code_2(capsys):
+    with pytest.raises(SystemExit) as caught:
+        cli.main(["notebook", "play", "lesson.ipynb"])
+    assert caught.value.code == 2 and "invalid choice: 'play'" in capsys.readouterr().err
 
 
 def test_a_failed_notebook_recording_leaves_the_old_cassette_and_prints_no_colour_codes(tmp_path, monkeypatch):

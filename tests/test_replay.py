@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import threading
@@ -196,7 +197,7 @@ def test_a_recording_starts_with_the_current_format(tmp_path):
     [
         (lambda text: text[: len(text) - 25], "damaged at line 3"),  # cut short while recording
         (lambda text: text.replace('"stop_reason": "end_turn"', '"stop_reason": "bored"'), "damaged at line 3"),
-        (lambda text: text.replace('"kind": "complete"', '"kind": "chat"'), "damaged at line 2.*unknown record kind 'chat'"),
+        (lambda text: text.replace('"kind": "complete"', '"kind": "chat"'), "damaged at line 2, field kind: 'chat' is not one"),
         (lambda text: "hello\n" + text, "not a cassette"),
         (lambda text: "", "not a cassette"),
     ],
@@ -218,6 +219,105 @@ def test_a_missing_binary_or_folder_cassette_is_a_clear_error(tmp_path):
         read_cassette(tmp_path / "bin.jsonl")
     with pytest.raises(CassetteError, match="is a folder, not a cassette"):
         read_cassette(tmp_path)
+
+
+def recorded_line(tmp_path, edit):
+    """A recorded cassette whose record on line 2 is replaced by `edit(record)`, written as raw text."""
+    cassette = tmp_path / "c.jsonl"
+    record(cassette)
+    lines = cassette.read_text(encoding="utf-8").splitlines()
+    lines[1] = edit(json.loads(lines[1]))
+    cassette.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return cassette
+
+
+def with_value(path, value):
+    """An edit: set the field at `path` (keys and indexes) to the raw JSON text `value`."""
+    marker = "\u2603SNOWMAN\u2603"
+
+    def edit(record):
+        place = record
+        for key in path[:-1]:
+            place = place[key]
+        place[path[-1]] = marker
+        return json.dumps(record).replace(json.dumps(marker), value)
+    return edit
+
+
+@pytest.mark.parametrize("path, value, complaint", [
+    (["request"], "null", r"field request: None is not of type 'object'"),
+    (["request", "model"], "7", r"field request.model: 7 is not of type 'string'"),
+    (["request", "max_tokens"], "true", r"field request.max_tokens: True is not of type 'integer'"),
+    (["request", "max_tokens"], "1e999", r"field request.max_tokens: 1e999 is not a number a course file can hold"),
+    (["request", "max_tokens"], "NaN", r"field request.max_tokens: NaN is not a number"),
+    (["request", "max_tokens"], "9" * 400, r"field request.max_tokens: 9999.* is not a number"),
+    (["request", "max_tokens"], "10" + "0" * 20, r"field request.max_tokens: 1000.* is greater than the maximum"),
+    (["request", "messages", 0, "role"], '"system"', r"field request.messages\[0\].role: 'system' is not one of"),
+    (["response", "usage", "input_tokens"], '"5"', r"field response.usage.input_tokens: '5' is not of type 'integer'"),
+    (["response", "content", 0, "type"], '"tool_result"', r"field response.content\[0\].type: 'tool_result' should not"),
+    (["response", "content"], "[" * 500, r"nested more than 100 levels deep"),
+])
+def test_every_damaged_field_names_the_line_and_field_and_the_cassette_is_left_as_it_was(tmp_path, path, value,
+                                                                                        complaint):
+    cassette = recorded_line(tmp_path, with_value(path, value))
+    before = cassette.read_bytes()
+    with pytest.raises(CassetteError, match=rf"damaged at line 2(, |: ){complaint}") as caught:
+        Player(cassette)
+    assert "\n" not in str(caught.value) and caught.value._render_traceback_()[0].startswith("CassetteError: the cas")
+    assert cassette.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["c.jsonl"]
+
+
+def test_a_format_1_record_is_checked_by_the_same_schema(tmp_path):
+    cassette = tmp_path / "old.jsonl"
+    cassette.write_text('{"format": "teachagent.cassette/1"}\n{"request": {"model": "m", "messages": []}, '
+                        '"response": {"content": [{"type": "text", "text": null}], "stop_reason": "end_turn", '
+                        '"usage": {}}}\n', encoding="utf-8")
+    with pytest.raises(CassetteError, match=r"damaged at line 2, field response.content\[0\].text: None is not"):
+        read_cassette(cassette)
+
+
+@pytest.mark.parametrize("content, complaint", [
+    (b"", "is not a cassette: it is empty"),
+    (b"\n\n", "is not a cassette: it is empty"),
+    (b'{"format": "teachagent.cassette/2"}\n\xff', r"is not a cassette: it is not UTF-8 text \(line 2\)"),
+    (b"[" * 100_000, "is not a cassette: its first line should be"),
+    (b'{"format": "teachagent.cassette/2"}\n' + b"[" * 100_000, "damaged at line 2: nested more than 100"),
+])
+def test_an_empty_binary_or_deep_cassette_is_refused_and_left_as_it_was(tmp_path, content, complaint):
+    cassette = tmp_path / "c.jsonl"
+    cassette.write_bytes(content)
+    with pytest.raises(CassetteError, match=complaint):
+        Player(cassette)
+    assert cassette.read_bytes() == content
+
+
+def test_a_fifo_is_neither_replayed_nor_recorded_over_and_nothing_waits_for_it(tmp_path):
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    with pytest.raises(CassetteError, match="is not a regular file"):
+        Player(tmp_path / "pipe.jsonl")
+    with pytest.raises(CassetteError, match="is not a regular file, so it was left alone"):
+        Recorder(ScriptedModel(["hi"]), tmp_path / "pipe.jsonl")
+
+
+def test_a_draft_named_by_the_environment_must_be_a_new_empty_draft(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine")
+    for draft in (notes, tmp_path / "c.jsonl.1-1.draft", tmp_path):
+        if draft.suffix == ".draft":
+            draft.write_text("an earlier recording")
+        with pytest.raises(CassetteError, match="is not a new, empty .draft file, so it was left alone"):
+            Recorder(ScriptedModel(["hi"]), tmp_path / "c.jsonl", draft)
+    assert notes.read_text() == "mine" and (tmp_path / "c.jsonl.1-1.draft").read_text() == "an earlier recording"
+    with pytest.raises(CassetteError, match="cannot record to .*notes.txt/c.jsonl': File exists"):
+        Recorder(ScriptedModel(["hi"]), notes / "c.jsonl")
+
+
+def test_a_lone_surrogate_is_recorded_as_an_escape_and_replayed_the_same(tmp_path):
+    cassette = tmp_path / "c.jsonl"
+    recorder = Recorder(ScriptedModel(["half a pair: \ud83d"]), cassette)
+    recorder.complete("", [Message("user", "hi \udc00")])
+    recorder.finish()
+    assert Player(cassette).complete("", [Message("user", "hi \udc00")]).text == "half a pair: \ud83d"
 
 
 def test_first_difference_names_the_place():
@@ -485,7 +585,7 @@ def test_the_notebook_command_reports_a_missing_cassette(tmp_path, capsys):
 
     notebook = tmp_path / "lesson.ipynb"
     make_notebook(notebook, DOUBLE_CELL)
-    assert cli.main(["notebook", "replay", str(notebook)]) == 1
+    assert cli.main(["notebook", "replay", str(notebook)]) == 2
     assert "there is no cassette" in capsys.readouterr().err
 
 
