@@ -59,7 +59,7 @@ from .cost import PRICES, PRICES_CHECKED, Price, cached_usages, compare_Z, fitte
 from .plots import plot_cumulative, plot_growth, plot_task_success
 
 # lesson 7: how often a long task succeeds
-from .reliability import n50, n50_approx, step_success, task_success
+from .reliability import floor_n50, n50, n50_approx, step_success, task_success
 from .simulation import Estimate, flaky_agent, run_flaky_agents, simulate
 from .widgets import SuccessExplorer
 
@@ -83,6 +83,6 @@ __all__ = [
     "PRICES", "PRICES_CHECKED", "Price", "cached_usages", "compare_Z", "fitted_d", "plot_cumulative",
     "plot_growth", "predicted_total", "run_cost",
     # lesson 7
-    "Estimate", "SuccessExplorer", "flaky_agent", "n50", "n50_approx", "plot_task_success", "run_flaky_agents",
+    "Estimate", "SuccessExplorer", "flaky_agent", "floor_n50", "n50", "n50_approx", "plot_task_success", "run_flaky_agents",
     "simulate", "step_success", "task_success",
 ]

@@ -7,6 +7,8 @@ matplotlib is imported only when a plot is drawn.
 
 from __future__ import annotations
 
+import math
+
 from .cost import fitted_d, predicted_total
 from .reliability import n50, step_success, task_success
 from .trace import Run
@@ -48,13 +50,35 @@ def plot_cumulative(run: Run, ax=None):
     return ax
 
 
-def plot_task_success(p: float, d: float, r: int, n_max: int = 100, ax=None):
-    """Task success over task length n, with and without the check, and both n₅₀ marked."""
+N_MAX_CAP = 1000  # the longest x axis task_length_range picks: longer n₅₀ are named in the legend, not drawn
+
+
+def task_length_range(p: float, d: float, r: int, n: int = 1) -> int:
+    """How far the x axis of `plot_task_success` should reach: 1.2 × the larger n₅₀ (checked
+    or not), so that both n₅₀ lines are in view, and 1.2 × n, so that a task of n steps is.
+
+    At least 10 steps; the n₅₀ part at most N_MAX_CAP, since a step that almost never fails
+    has an n₅₀ in the millions.
+    """
+    halves = [n50(q) for q in (p, step_success(p, d, r)) if 0 < q < 1]
+    longest = min(math.ceil(1.2 * max(halves, default=0)), N_MAX_CAP)
+    return max(10, longest, math.ceil(1.2 * n))
+
+
+def plot_task_success(p: float, d: float, r: int, n_max: int | None = None, ax=None):
+    """Task success over task length n, with and without the check, and both n₅₀ marked.
+
+    `n_max` (the last n drawn) defaults to `task_length_range(p, d, r)`, which keeps both
+    n₅₀ in view. An n₅₀ beyond n_max is not drawn; its legend entry says so.
+    """
     import matplotlib.pyplot as plt
 
+    n_max = task_length_range(p, d, r) if n_max is None else n_max
     ax = ax or plt.subplots(figsize=(6, 3.2))[1]
     ns = range(1, n_max + 1)
     for label, q in (("no check (q = p)", p), (f"checked, r = {r} (q = {step_success(p, d, r):.4f})", step_success(p, d, r))):
+        if 0 < q < 1:
+            label += f": n₅₀ = {n50(q):,.1f}" + ("" if n50(q) <= n_max else ", beyond this plot")
         line = ax.plot(ns, [task_success(q, n) for n in ns], label=label)[0]
         if 0 < q < 1 and n50(q) <= n_max:
             ax.axvline(n50(q), color=line.get_color(), linestyle=":", linewidth=1)

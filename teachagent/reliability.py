@@ -13,6 +13,12 @@ succeeds with probability qⁿ, and the task length done half the time is
 
     n₅₀ = ln 2 / (-ln q) ≈ 0.69 / (1 - q)   for q near 1.
 
+Since qⁿ falls as n grows, qⁿ ≥ 1/2 exactly when n ≤ n₅₀: the longest task, in whole
+steps, that succeeds at least half the time has ⌊n₅₀⌋ steps. METR measures the same
+quantity for real agents in human working time, their "50 % time horizon" (Kwa et al.,
+Measuring AI Ability to Complete Long Tasks, 2025); this formula is a simplified model,
+not their method.
+
 This module computes these; simulation.py measures them, and plots.py and widgets.py
 draw them.
 """
@@ -50,3 +56,17 @@ def n50_approx(q: float) -> float:
     """0.69 / (1 - q): n₅₀ for q near 1, from -ln q ≈ 1 - q."""
     check_number("q", q, above=0, below=1)
     return 0.69 / (1 - q)
+
+
+def floor_n50(q: float) -> int:
+    """⌊n₅₀⌋: the largest whole n with qⁿ ≥ 1/2, the longest task done at least half the time.
+
+    Read off n₅₀, then checked against qⁿ itself, so that rounding in the logarithms can
+    never put it one step off. It is 0 when even one step succeeds less than half the time.
+    """
+    n = math.floor(n50(q))  # validates q
+    while q ** (n + 1) >= 0.5:
+        n += 1
+    while n > 0 and q**n < 0.5:
+        n -= 1
+    return n

@@ -58,7 +58,8 @@ class Estimate:
         return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))  # exact at 0/n and n/n
 
     def agrees_with(self, probability: float) -> bool:
-        """Whether `probability` lies inside the confidence interval."""
+        """Whether a predicted `probability` (such as the formula's qⁿ) lies inside the 95 %
+        interval around the measured rate: the measurement then does not contradict it."""
         low, high = self.interval
         return low <= probability <= high
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .human import HumanModel
-from .plots import plot_task_success
-from .reliability import n50, step_success, task_success
+from .plots import plot_task_success, task_length_range
+from .reliability import floor_n50, n50, step_success, task_success
 from .trace import Run
 
 
@@ -123,7 +123,7 @@ class SuccessExplorer:
 
     def summary(self) -> str:
         q = step_success(self.p.value, self.d.value, self.r.value)
-        half = f"{n50(q):.1f}" if 0 < q < 1 else "∞"
+        half = f"{n50(q):.1f}, ⌊n₅₀⌋ = {floor_n50(q)}" if 0 < q < 1 else "∞"
         return (
             f"p={self.p.value:g}, d={self.d.value:g}, r={self.r.value}, n={self.n.value}: q = {q:.5f}, "
             f"task success qⁿ = {task_success(q, self.n.value):.3f} (unchecked pⁿ = {self.p.value ** self.n.value:.3f}), "
@@ -140,7 +140,8 @@ class SuccessExplorer:
 
         self.readout.value = self.summary()
         figure, ax = plt.subplots(figsize=(6, 3.2))
-        plot_task_success(self.p.value, self.d.value, self.r.value, n_max=max(2 * self.n.value, 20), ax=ax)
+        n_max = task_length_range(self.p.value, self.d.value, self.r.value, self.n.value)  # both n₅₀ and n in view
+        plot_task_success(self.p.value, self.d.value, self.r.value, n_max=n_max, ax=ax)
         ax.axvline(self.n.value, color="black", linewidth=0.8)
         figure.tight_layout()
         png = io.BytesIO()

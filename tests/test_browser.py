@@ -1,24 +1,40 @@
-"""The widgets where learners use them: a real JupyterLab driven by a headless browser.
+"""The lessons where learners read them: a real JupyterLab driven by a headless browser, and the static page.
 
-Each test starts JupyterLab on 127.0.0.1 and opens a notebook in Debian's Chromium
+Each browser test starts JupyterLab on 127.0.0.1 and opens a notebook in Debian's Chromium
 through Playwright, as a learner would:
 - lesson 3 with Run All, then the step viewer's buttons move through the run;
 - lesson 7 with Run All, then the explorer's n is set and its numbers follow the formula;
 - you are the model: `play()` runs the loop on a helper thread (a cell that blocked on
-  `input()` would never receive a click), two replies are typed and sent.
+  `input()` would never receive a click), two replies are typed and sent;
+- every notebook with a ```mermaid block in a markdown cell is opened (one JupyterLab for
+  them all), and each block must have been drawn as an SVG image, with no Mermaid error.
 
-It needs the `chromium` package and the Python `playwright` package (no browser
-download: Playwright is pointed at /usr/bin/chromium), and is skipped without them.
+They need the `chromium` package and the Python `playwright` package (no browser
+download: Playwright is pointed at /usr/bin/chromium), and are skipped without them.
+
+The static page is the HTML that nbconvert's lab template makes of a notebook (what
+nbviewer and `jupyter nbconvert --to html` show). That page loads Mermaid's JavaScript
+from a CDN when it is opened, and no test may use the network, so what is checked is:
+every block reaches the page, unchanged, in the element the page's own script draws
+(`<div class="jp-Mermaid"><pre class="mermaid">`), and the page carries that script.
+Whether Mermaid then draws them is checked only where the npm package mermaid, at the
+version nbconvert's page asks for, has been unpacked and `TEACHAGENT_MERMAID_JS` names
+its `dist` folder: the page is opened in Chromium with that one URL answered from the
+folder and every other request refused.
 """
 
 from __future__ import annotations
 
+import contextlib
+import html.parser
 import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -33,11 +49,19 @@ try:
 except ImportError:
     playwright_api = None
 
-pytestmark = [
+BROWSER = [
     pytest.mark.browser,
     pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium package (apt-get install chromium)"),
     pytest.mark.skipif(playwright_api is None, reason="needs the playwright package (pip install playwright)"),
 ]
+
+
+def in_a_browser(test):
+    """Mark a test as driving Chromium: skipped, with the reason, where it or playwright is missing."""
+    for mark in BROWSER:
+        test = mark(test)
+    return test
+
 
 TOKEN = "teachagent-browser-test"
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
@@ -58,23 +82,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def lab(tmp_path):
-    """JupyterLab on 127.0.0.1 serving tmp_path, stopped at the end however the test went.
-
-    tmp_path holds play.ipynb (the cells above) and copies of lessons 3 and 7.
-    """
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, tmp_path / "play.ipynb")
-    for lesson in ("03_agent_loop.ipynb", "07_reliability.ipynb"):
-        shutil.copy(NOTEBOOKS / lesson, tmp_path / lesson)
+@contextlib.contextmanager
+def jupyterlab(root: Path):
+    """JupyterLab on 127.0.0.1 serving `root`, stopped at the end however the test went."""
     port = free_port()
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / ".jupyter"), "JUPYTER_RUNTIME_DIR": str(tmp_path / ".run")}
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(root / ".jupyter"), "JUPYTER_RUNTIME_DIR": str(root / ".run")}
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}", "--allow-root",
-         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={tmp_path}", "--LabApp.news_url=",
+         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}", "--LabApp.news_url=",
          "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -96,8 +111,8 @@ def lab(tmp_path):
             server.kill()
 
 
-@pytest.fixture
-def page(lab):
+@contextlib.contextmanager
+def chromium_page():
     """A headless Chromium page, closed at the end."""
     with playwright_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
@@ -107,6 +122,25 @@ def page(lab):
             yield page
         finally:
             browser.close()
+
+
+@pytest.fixture
+def lab(tmp_path):
+    """JupyterLab serving tmp_path, which holds play.ipynb (the cells above) and copies of lessons 3 and 7."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, tmp_path / "play.ipynb")
+    for lesson in ("03_agent_loop.ipynb", "07_reliability.ipynb"):
+        shutil.copy(NOTEBOOKS / lesson, tmp_path / lesson)
+    with jupyterlab(tmp_path) as url:
+        yield url
+
+
+@pytest.fixture
+def page(lab):
+    with chromium_page() as page:
+        yield page
 
 
 def open_notebook(page, lab: str, name: str) -> None:
@@ -123,6 +157,7 @@ def run_all(page) -> None:
     assert page.locator(ERROR).count() == 0, page.locator(ERROR).first.inner_text()
 
 
+@in_a_browser
 def test_run_all_on_lesson_3_then_step_through_the_run(lab, page):
     open_notebook(page, lab, "03_agent_loop.ipynb")
     run_all(page)
@@ -135,6 +170,7 @@ def test_run_all_on_lesson_3_then_step_through_the_run(lab, page):
     wait_until(lambda: (heading.text_content() or "").startswith("Step 1 of 5"))
 
 
+@in_a_browser
 def test_run_all_on_lesson_7_then_move_the_explorers_n(lab, page):
     open_notebook(page, lab, "07_reliability.ipynb")
     run_all(page)
@@ -150,6 +186,7 @@ def test_run_all_on_lesson_7_then_move_the_explorers_n(lab, page):
     assert f"task success qⁿ = {expected:.3f}" in (summary.text_content() or "")  # q⁴⁰, as the formula says
 
 
+@in_a_browser
 def test_a_learner_plays_the_model_in_jupyterlab(lab, page):
     open_notebook(page, lab, "play.ipynb")
     page.locator(".jp-Notebook .jp-Cell").first.click()
@@ -179,3 +216,151 @@ def wait_until(condition, seconds: float = 60.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, "the widget did not get there in time"
         time.sleep(0.2)
+
+
+# --- Mermaid diagrams -----------------------------------------------------------------------
+
+
+def mermaid_blocks(notebook: Path) -> list[str]:
+    """The source of every ```mermaid block in the notebook's markdown cells, in order."""
+    blocks = []
+    for cell in nbformat.read(notebook, as_version=4).cells:
+        if cell.cell_type == "markdown":
+            blocks += re.findall(r"^```mermaid[ \t]*\n(.*?)^```", cell.source, flags=re.MULTILINE | re.DOTALL)
+    return blocks
+
+
+DIAGRAMS = {path.name: mermaid_blocks(path) for path in sorted(NOTEBOOKS.glob("*.ipynb")) if mermaid_blocks(path)}
+
+
+def test_the_course_has_diagrams_to_check():
+    assert "07_reliability.ipynb" in DIAGRAMS  # the checked step as a state machine
+    assert all(block.strip() for blocks in DIAGRAMS.values() for block in blocks)
+
+
+@pytest.fixture(scope="module")
+def diagram_page(tmp_path_factory):
+    """One JupyterLab serving copies of every notebook with a diagram, and one Chromium page on it."""
+    root = tmp_path_factory.mktemp("diagrams")
+    for name in DIAGRAMS:
+        shutil.copy(NOTEBOOKS / name, root / name)
+    with jupyterlab(root) as url, chromium_page() as page:
+        yield url, page
+
+
+# What JupyterLab shows for a block: a div holding an <img> of the SVG Mermaid drew or, when Mermaid
+# could not parse the block, the same div marked jp-mod-warning, with the block and the parse error.
+DRAWN = ".jp-MarkdownOutput .jp-RenderedMermaid"
+
+
+@in_a_browser
+@pytest.mark.parametrize("name", sorted(DIAGRAMS))
+def test_every_diagram_is_drawn_in_jupyterlab(diagram_page, name):
+    lab, page = diagram_page
+    expected = len(DIAGRAMS[name])
+    open_notebook(page, lab, name)
+    wait_until(lambda: page.locator(DRAWN).count() >= expected, seconds=90)
+    failed = page.locator(".jp-RenderedMermaid.jp-mod-warning")
+    assert failed.count() == 0, f"{name}: Mermaid could not draw a diagram: {failed.first.inner_text()}"
+    assert page.locator(DRAWN).count() == expected
+    images = page.locator(f"{DRAWN} img")
+    wait_until(lambda: images.count() == expected and all(
+        images.nth(i).evaluate("img => img.complete && img.naturalWidth > 0") for i in range(expected)))
+    for i in range(expected):
+        source = images.nth(i).get_attribute("src") or ""
+        assert source.startswith("data:image/svg+xml"), source[:80]
+        svg = urllib.parse.unquote(source.split(",", 1)[1])
+        assert "<svg" in svg and "Syntax error" not in svg
+
+
+# --- Mermaid on the static page ---------------------------------------------------------------
+
+
+class MermaidElements(html.parser.HTMLParser):
+    """Collects the text of every <pre class="mermaid"> directly inside a <div class="jp-Mermaid">,
+    the elements nbconvert's lab page hands to Mermaid (its script selects `.jp-Mermaid > pre.mermaid`)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+        self.parents: list[str] = []
+        self.inside: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        if tag == "pre" and "mermaid" in classes and self.parents[-1:] == ["jp-Mermaid"]:
+            self.inside = []
+        self.parents.append("jp-Mermaid" if tag == "div" and "jp-Mermaid" in classes else tag)
+
+    def handle_endtag(self, tag):
+        if tag == "pre" and self.inside is not None:
+            self.found.append("".join(self.inside))
+            self.inside = None
+        if self.parents:
+            self.parents.pop()
+
+    def handle_data(self, data):
+        if self.inside is not None:
+            self.inside.append(data)
+
+
+def static_page(name: str, **settings) -> str:
+    """The notebook as nbconvert's lab template writes it to HTML (what nbviewer shows)."""
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(template_name="lab", **settings)
+    return exporter.from_notebook_node(nbformat.read(NOTEBOOKS / name, as_version=4))[0]
+
+
+@pytest.mark.parametrize("name", sorted(DIAGRAMS))
+def test_every_diagram_reaches_the_static_page_where_its_script_draws_it(name):
+    page = static_page(name)
+    parser = MermaidElements()
+    parser.feed(page)
+    assert [found.strip() for found in parser.found] == [block.strip() for block in DIAGRAMS[name]]
+    # the page's own script: finds those elements, loads Mermaid and draws each one
+    assert 'document.querySelectorAll(".jp-Mermaid > pre.mermaid")' in page
+    assert "mermaid.render(" in page
+
+
+MERMAID_JS = os.environ.get("TEACHAGENT_MERMAID_JS")  # the dist folder of the npm package mermaid
+
+
+@in_a_browser
+@pytest.mark.skipif(not MERMAID_JS, reason="Mermaid's JavaScript is not here: unpack the npm package mermaid at the version "
+                    "nbconvert's page asks for (`npm pack mermaid@11.10.0`) and set TEACHAGENT_MERMAID_JS to its dist folder")
+@pytest.mark.parametrize("name", sorted(DIAGRAMS))
+def test_every_diagram_is_drawn_on_the_static_page(name):
+    from nbconvert import HTMLExporter
+
+    url = HTMLExporter().mermaid_js_url  # e.g. https://cdnjs.cloudflare.com/ajax/libs/mermaid/11.10.0/mermaid.esm.min.mjs
+    folder, dist = url.rsplit("/", 1)[0] + "/", Path(MERMAID_JS)
+    assert (dist / url.rsplit("/", 1)[1]).is_file(), f"{dist} has no {url.rsplit('/', 1)[1]}"
+    page_url = "http://static-page.invalid/lesson.html"
+    text = static_page(name, mermaid_layout_elk_js_url="")  # no ELK layouts: the course's diagrams do not use them
+    refused: list[str] = []
+
+    def answer(route):
+        """The page from memory, Mermaid from the folder; anything else (MathJax, fonts) is refused."""
+        request_url = route.request.url
+        if request_url == page_url:
+            route.fulfill(body=text, content_type="text/html")
+        elif request_url.startswith(folder) and (dist / request_url[len(folder):]).is_file():
+            route.fulfill(path=dist / request_url[len(folder):], content_type="text/javascript",
+                          headers={"Access-Control-Allow-Origin": "*"})
+        else:
+            refused.append(request_url)
+            route.abort()
+
+    with chromium_page() as page:
+        page.route("**/*", answer)
+        page.goto(page_url)
+        expected = len(DIAGRAMS[name])
+        drawn = page.locator(".jp-Mermaid.jp-RenderedMermaid")
+        wait_until(lambda: drawn.count() == expected, seconds=60)
+        failed = page.locator(".jp-RenderedMermaid.jp-mod-warning")
+        assert failed.count() == 0, f"{name}: Mermaid could not draw a diagram: {failed.first.inner_text()}"
+        images = page.locator(".jp-Mermaid.jp-RenderedMermaid img")
+        wait_until(lambda: images.count() == expected and all(
+            images.nth(i).evaluate("img => img.complete && img.naturalWidth > 0") for i in range(expected)))
+    assert not [u for u in refused if u.startswith(folder)], "a part of Mermaid was missing from the folder"

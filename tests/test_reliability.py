@@ -16,8 +16,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from teachagent.plots import plot_task_success
-from teachagent.reliability import n50, n50_approx, step_success, task_success
+from teachagent.plots import N_MAX_CAP, plot_task_success, task_length_range
+from teachagent.reliability import floor_n50, n50, n50_approx, step_success, task_success
 from teachagent.simulation import Estimate, checked_step, flaky_agent, run_flaky_agents, simulate
 from teachagent.widgets import SuccessExplorer
 
@@ -216,6 +216,25 @@ def test_floor_of_n50_on_the_lesson_numbers():
     assert math.floor(n50(q)) == 58
     assert task_success(q, 58) >= 0.5 > task_success(q, 59)
     assert task_success(0.9, 6) >= 0.5 > task_success(0.9, 7)
+    assert [floor_n50(q) for q in (0.9, q, 0.99, step_success(0.99, 0.9, 2))] == [6, 58, 68, 686]
+
+
+@props
+@given(st.floats(min_value=1e-6, max_value=0.99999, exclude_min=True, exclude_max=True))
+def test_floor_n50_is_the_largest_whole_n_with_q_to_the_n_at_least_one_half(q):
+    k = floor_n50(q)
+    assert k >= 0
+    assert k == 0 or q**k >= 0.5
+    assert q ** (k + 1) < 0.5
+
+
+def test_floor_n50_at_exact_halves_and_below_one_half():
+    assert floor_n50(0.5) == 1  # 0.5¹ = 1/2 exactly: one step is done half the time
+    assert floor_n50(0.5**0.5) == 2 and floor_n50(0.5 ** (1 / 3)) == 3  # n₅₀ a whole number, up to rounding
+    assert floor_n50(0.4) == 0  # not even one step succeeds half the time
+    for bad in (0.0, 1.0, 1.5):
+        with pytest.raises(ValueError):
+            floor_n50(bad)
 
 
 def test_q_is_a_probability_even_after_rounding():
@@ -588,7 +607,7 @@ def test_plot_task_success():
     assert list(unchecked.get_ydata()) == pytest.approx([p**n for n in range(1, n_max + 1)])
     assert list(checked.get_ydata()) == pytest.approx([q**n for n in range(1, n_max + 1)])
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert labels == ["no check (q = p)", "checked, r = 2 (q = 0.9883)"]
+    assert labels == ["no check (q = p): n₅₀ = 6.6", "checked, r = 2 (q = 0.9883): n₅₀ = 58.8"]
     # the two n₅₀ marks, both within the plotted range
     marks = sorted(line.get_xdata()[0] for line in ax.get_lines() if line.get_linestyle() == ":")
     assert marks == pytest.approx([n50(p), n50(q)])
@@ -598,13 +617,38 @@ def test_plot_task_success_draws_on_a_given_axes_and_skips_n50_out_of_range():
     _, ax = plt.subplots()
     assert plot_task_success(0.99, 0.9, 2, n_max=30, ax=ax) is ax
     assert [line for line in ax.get_lines() if line.get_linestyle() == ":"] == []  # n₅₀ ≈ 69 and 686 > 30
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["no check (q = p): n₅₀ = 69.0, beyond this plot",
+                      "checked, r = 2 (q = 0.9990): n₅₀ = 686.1, beyond this plot"]
     ax = plot_task_success(1.0, 0.5, 1, n_max=10)  # q = 1: no n₅₀ at all, and no error
     assert len([line for line in ax.get_lines() if len(line.get_xdata()) == 10]) == 2
 
 
+@pytest.mark.parametrize("p", [0.9, 0.99])  # the values lesson 7 asks the learner to try
+def test_the_default_range_keeps_both_n50_in_view(p):
+    d, r = 0.9, 2
+    halves = [n50(p), n50(step_success(p, d, r))]
+    n_max = task_length_range(p, d, r)
+    assert max(halves) <= n_max <= 1.2 * max(halves) + 1
+    ax = plot_task_success(p, d, r)
+    assert len(ax.get_lines()[0].get_xdata()) == n_max
+    marks = sorted(line.get_xdata()[0] for line in ax.get_lines() if line.get_linestyle() == ":")
+    assert marks == pytest.approx(halves)
+    plt.close("all")
+
+
+def test_the_default_range_has_a_floor_a_cap_and_makes_room_for_n():
+    assert task_length_range(0.5, 0.0, 0) == 10  # n₅₀ = 1: still ten steps drawn
+    assert task_length_range(1.0, 0.5, 1) == 10  # q = 1: no n₅₀ at all
+    assert n50(step_success(0.999, 0.9, 3)) > 5000
+    assert task_length_range(0.999, 0.9, 3) == N_MAX_CAP  # the checked n₅₀ is past the cap
+    assert task_length_range(0.999, 0.0, 0) == math.ceil(1.2 * n50(0.999))  # 693 fits under the cap
+    assert task_length_range(0.9, 0.9, 2, n=200) == 240  # n beyond both n₅₀: n stays in view
+
+
 EXPLORER_REPR = (
     "SuccessExplorer(p=0.9, d=0.9, r=2, n=20: q = 0.98829, task success qⁿ = 0.790 "
-    "(unchecked pⁿ = 0.122), n₅₀ = 58.8)"
+    "(unchecked pⁿ = 0.122), n₅₀ = 58.8, ⌊n₅₀⌋ = 58)"
 )
 
 
