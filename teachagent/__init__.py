@@ -45,6 +45,7 @@ from .widgets import play
 
 # lesson 4: memory
 from .memory import MemoryStore, memory_tools
+from .models import PromptTooLong
 from .plan import find_plan, write_plan
 from .viz import compare_runs
 
@@ -73,7 +74,7 @@ __all__ = [
     # lesson 3
     "Agent", "AgentError", "HumanModel", "Run", "Step", "StepViewer", "play", "run_html",
     # lesson 4
-    "MemoryStore", "compare_runs", "find_plan", "memory_tools", "write_plan",
+    "MemoryStore", "PromptTooLong", "compare_runs", "find_plan", "memory_tools", "write_plan",
     # lesson 5
     "Library", "QUESTION", "calculate", "evaluate", "kl_expression", "read_everything", "research_agent",
     "search_and_excerpt", "system_prompt",
