@@ -46,6 +46,7 @@ from .widgets import play
 
 # lesson 4: memory
 from .memory import MemoryStore, memory_tools
+from .models import PromptTooLong
 from .plan import find_plan, write_plan
 from .viz import compare_runs
 
@@ -75,7 +76,7 @@ __all__ = [
     "Agent", "AgentError", "HumanModel", "Run", "Step", "StepViewer", "play", "run_html",
     "Choices", "SampledScriptedModel", "one_of",
     # lesson 4
-    "MemoryStore", "compare_runs", "find_plan", "memory_tools", "write_plan",
+    "MemoryStore", "PromptTooLong", "compare_runs", "find_plan", "memory_tools", "write_plan",
     # lesson 5
     "Library", "QUESTION", "calculate", "evaluate", "kl_expression", "read_everything", "research_agent",
     "search_and_excerpt", "system_prompt",

@@ -24,7 +24,8 @@ from .trace import Run, Step
 
 # Stop reasons after which the model's text is its final answer.
 FINAL: tuple[StopReason, ...] = ("end_turn", "stop_sequence")
-# Stop reasons that end the run without an answer: the reply was cut, refused, or no longer fits.
+# Stop reasons that end the run without an answer: the reply was cut (at max_tokens or at the
+# end of the context window) or refused.
 # Each is also the outcome of a run it ends.
 ENDS_RUN: tuple[Outcome, ...] = ("max_tokens", "refusal", "model_context_window_exceeded")
 

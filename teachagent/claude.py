@@ -6,6 +6,9 @@ with a thinking block, so the answer is never "the first block"). Retries on rat
 (429), overload (529) and server errors (5xx) are the SDK's own. The SDK is imported only
 when a `Claude` is made, so offline lessons never load it.
 
+A request whose context alone is larger than the model's window gets HTTP 400 "prompt is
+too long"; it becomes `PromptTooLong`, the error a scripted model raises at its window.
+
 Two guarantees sit on top of the SDK:
 - every call ends by its `timeout`, retries included, even when a server sends its reply
   one byte at a time (the SDK's own timeout is per read, not per call);
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import unicodedata
 from collections.abc import Sequence
@@ -38,6 +42,7 @@ from .messages import (
     Usage,
     request_body,
 )
+from .models import PromptTooLong
 
 # One place to change the model every live lesson uses; TEACHAGENT_CLAUDE_MODEL overrides it.
 DEFAULT_MODEL = "claude-haiku-5-5"  # the inexpensive tier; checked 2026-11-30
@@ -111,8 +116,17 @@ class Claude:
     def complete(
         self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
     ) -> Response:
+        import anthropic
+
         params = self.request(system, messages, tools, max_tokens)
-        reply = self._within_timeout(lambda client: client.messages.create(**params))
+        try:
+            reply = self._within_timeout(lambda client: client.messages.create(**params))
+        except anthropic.BadRequestError as error:
+            too_long = re.search(r"prompt is too long(?:: (\d+) tokens > (\d+) maximum)?", str(error))
+            if too_long is None:
+                raise
+            tokens, window = (int(n) if n else None for n in too_long.groups())
+            raise PromptTooLong(tokens, window, self.name) from error  # the same error a scripted model raises
         return to_response(reply)
 
     def count_tokens(self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = ()) -> int:

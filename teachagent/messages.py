@@ -36,7 +36,7 @@ StopReason = Literal[
     "stop_sequence",  # the model wrote one of the stop sequences we passed
     "pause_turn",  # the server paused a long turn; send the conversation back to resume
     "refusal",  # the model declined to answer
-    "model_context_window_exceeded",  # the context no longer fits in the model's window
+    "model_context_window_exceeded",  # the reply reached the end of the model's context window
 ]
 STOP_REASONS: tuple[str, ...] = get_args(StopReason)
 
@@ -67,7 +67,7 @@ OUTCOMES: dict[str, str] = {  # each outcome in words, for the terminal demo and
     "error": "a model call failed",
     "max_tokens": "the model's reply was cut at max_tokens",
     "refusal": "the model refused",
-    "model_context_window_exceeded": "the context no longer fits the model's window",
+    "model_context_window_exceeded": "the reply was cut where the model's context window ends",
     "tool_use": "the model stopped to call a tool but wrote no call",
 }
 

@@ -62,6 +62,23 @@ class ScriptExhausted(CourseError, RuntimeError):
     """The scripted model was asked for more steps than its script has."""
 
 
+class PromptTooLong(CourseError, ValueError):
+    """The context alone is larger than the model's context window, so the call is refused.
+
+    The Messages API answers such a request with HTTP 400 (invalid_request_error, "prompt is
+    too long: N tokens > W maximum") and the model never reads it: there is no reply and no
+    stop reason. `tokens` and `window` are None when the API's message did not give them.
+    """
+
+    def __init__(self, tokens: int | None, window: int | None, model: str) -> None:
+        self.tokens, self.window, self.model = tokens, window, model
+        counts = f": {tokens} tokens > {window} maximum" if tokens is not None and window is not None else ""
+        super().__init__(
+            f"prompt is too long for {model}{counts}. The model read nothing; send a shorter context "
+            "(an excerpt instead of a whole document, a sub-agent, fewer old tool results)"
+        )
+
+
 def call(tool: str, /, **input: Any) -> ToolCall:
     """A script step that calls `tool` with `input`: `call("read_file", path="notes.txt")`.
 
@@ -113,11 +130,15 @@ class ScriptedModel:
     conversation (a *policy*), consulted on every call and never used up. Offline lessons
     use it so they run with no key, no network and the same output every time. Its `usage`
     is real: tiktoken counts of what it was sent and what it wrote.
+
+    Given a `context_window`, it meets that limit as the API does: a context larger than
+    the window is refused with `PromptTooLong`; a context that fits gets its reply cut
+    where the window ends, with stop reason `model_context_window_exceeded`.
     """
 
     script: list[ScriptStep] | Policy
     name: str = "scripted"
-    context_window: int | None = None  # the most tokens it can read; a longer context ends its reply
+    context_window: int | None = None  # the most tokens it can hold, context and reply together
     played: int = field(default=0, init=False)
     _calls: int = field(default=0, init=False)
 
@@ -152,7 +173,7 @@ class ScriptedModel:
             )
         read = context_tokens(system, messages, tools)
         if self.context_window is not None and read > self.context_window:
-            return Response([], "model_context_window_exceeded", Usage(read, 0), self.name)
+            raise PromptTooLong(read, self.context_window, self.name)  # as the API refuses it: nothing is played
         step = self.script if callable(self.script) else self.script[self.played]
         self.played += 1
         reply = step(list(messages)) if callable(step) else step
@@ -160,8 +181,10 @@ class ScriptedModel:
 
         content = [self._with_id(b) for b in response.content]
         stop_reason = response.stop_reason
-        if sum(block_tokens(b) for b in content) > max_tokens:
-            content, stop_reason = _cut_to(content, max_tokens), "max_tokens"
+        room = max_tokens if self.context_window is None else min(max_tokens, self.context_window - read)
+        if sum(block_tokens(b) for b in content) > room:  # cut where the window ends, or at max_tokens
+            stop_reason = "max_tokens" if room == max_tokens else "model_context_window_exceeded"
+            content = _cut_to(content, room)
         usage = Usage(input_tokens=read, output_tokens=sum(block_tokens(b) for b in content))
         return Response(content, stop_reason, usage, self.name)
 

@@ -6,7 +6,7 @@ import pytest
 
 from teachagent.agent import Agent, AgentError
 from teachagent.messages import Message, Response, Text, ToolCall, ToolResult, Usage, latest_results
-from teachagent.models import ScriptedModel, call
+from teachagent.models import PromptTooLong, ScriptedModel, call
 from teachagent.tokens import context_tokens
 from teachagent.tools import tool
 from teachagent.trace import Run
@@ -65,6 +65,28 @@ def test_stop_reasons_that_end_a_run_without_an_answer(reason):
     run = agent([Response([Text("partial"), ToolCall("t1", "add", {"a": 1})], reason)]).run("t")
     assert (run.outcome, run.answer, len(run.steps)) == (reason, None, 1)
     assert run.steps[0].results == []  # a cut-off call is never run
+
+
+def test_a_context_larger_than_the_model_window_ends_the_run_with_an_error_and_keeps_the_record():
+    first = agent([call("add", a=1, b=2), "It is 3."]).run("What is 1 + 2?")
+    window = first.steps[-1].context_tokens - 1  # step 1 fits, step 2 is refused
+    model = ScriptedModel([call("add", a=1, b=2), "It is 3."], context_window=window)
+    with pytest.raises(AgentError, match="step 2 failed: PromptTooLong") as caught:
+        Agent(model, tools=[add], system="You add numbers.").run("What is 1 + 2?")
+    assert isinstance(caught.value.__cause__, PromptTooLong)
+    assert caught.value._render_traceback_() == [f"AgentError: {caught.value}"]  # one line: a learner's error
+    run = caught.value.run
+    assert (run.outcome, run.answer, len(run.steps)) == ("error", None, 1)
+    assert run.steps[0].results[0].content == "3"
+
+
+def test_a_final_answer_cut_at_the_window_is_no_answer():
+    first = agent([call("add", a=1, b=2), "The sum of one and two is three."]).run("What is 1 + 2?")
+    window = first.steps[-1].context_tokens + 2  # the last context fits, with room for two tokens
+    model = ScriptedModel([call("add", a=1, b=2), "The sum of one and two is three."], context_window=window)
+    run = Agent(model, tools=[add], system="You add numbers.").run("What is 1 + 2?")
+    assert (run.outcome, run.answer, len(run.steps)) == ("model_context_window_exceeded", None, 2)
+    assert run.steps[-1].response.text == "The sum"
 
 
 def test_stop_sequence_is_a_final_answer():

@@ -13,10 +13,11 @@ import anthropic
 import pytest
 from fake_anthropic import RETRY_FAST, FakeAnthropic, error_body, message_body, text_block, tool_use_block
 
-from teachagent.agent import Agent
+from teachagent.agent import Agent, AgentError
 from teachagent.claude import DEFAULT_MODEL, Claude, MissingAPIKey, UnexpectedReply
 from teachagent.cost import PRICES
 from teachagent.messages import STOP_REASONS, Message, OtherBlock, Text, ToolCall, ToolResult, Usage
+from teachagent.models import PromptTooLong
 from teachagent.tokens import count_tokens
 from teachagent.tools import Tool
 
@@ -198,6 +199,30 @@ def test_client_error_is_not_retried(fake):
         make_claude(fake, max_retries=2).complete("", HELLO)
 
     assert len(fake.requests) == 1
+
+
+def test_a_prompt_too_long_is_the_same_error_a_scripted_model_raises(fake):
+    message = "prompt is too long: 208656 tokens > 200000 maximum"
+    fake.queue((400, error_body("invalid_request_error", message), {}))
+
+    with pytest.raises(PromptTooLong) as caught:
+        make_claude(fake, max_retries=2).complete("", HELLO)
+
+    assert (caught.value.tokens, caught.value.window, caught.value.model) == (208656, 200000, "claude-test")
+    assert isinstance(caught.value.__cause__, anthropic.BadRequestError)
+    assert len(fake.requests) == 1  # a 400 is not retried
+
+
+def test_a_prompt_too_long_in_an_agent_run_keeps_the_partial_run(fake):
+    noop = Tool("nothing", "Does nothing.", {"type": "object", "properties": {}}, lambda: "ok")
+    fake.queue(ok([tool_use_block("toolu_1", "nothing", {})], "tool_use"),
+               (400, error_body("invalid_request_error", "prompt is too long: 200100 tokens > 200000 maximum"), {}))
+
+    with pytest.raises(AgentError) as caught:
+        Agent(make_claude(fake), [noop]).run("Go.")
+
+    assert isinstance(caught.value.__cause__, PromptTooLong)
+    assert (caught.value.run.outcome, len(caught.value.run.steps)) == ("error", 1)
 
 
 def test_malformed_body_raises_a_clear_error(fake):

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from teachagent.agent import Agent
+from teachagent.agent import Agent, AgentError
 from teachagent.dispatch import Dispatcher
 from teachagent.memory import MemoryStore, MemoryStoreError, Note, memory_tools
 from teachagent.messages import Message, ToolCall, ToolResult, latest_results
-from teachagent.models import ScriptedModel, call
+from teachagent.models import PromptTooLong, ScriptedModel, call
 from teachagent.plan import find_plan, write_plan
 from teachagent.tokens import context_tokens
 from teachagent.tools import tool
@@ -581,24 +581,34 @@ def test_a_context_exactly_at_the_limit_is_allowed():
     assert (run.outcome, run.answer, len(run.steps)) == ("answer", "done", 4)
 
 
-def test_a_scripted_context_window_ends_the_reply_and_the_run():
+def test_a_context_larger_than_the_scripted_window_ends_the_run_with_an_error():
     c = unlimited_c_k()
-    agent = reader(context_window=c[1])  # steps 1 and 2 fit, step 3 does not
-    run = agent.run("Read three pages.")
+    agent = reader(context_window=c[2] - 1)  # steps 1 and 2 fit with their replies; the context of step 3 does not
+    with pytest.raises(AgentError) as caught:
+        agent.run("Read three pages.")
 
-    assert (run.outcome, run.answer, len(run.steps)) == ("model_context_window_exceeded", None, 3)
-    last = run.steps[-1]
-    assert last.response.stop_reason == "model_context_window_exceeded"
-    assert last.response.content == [] and last.results == []
-    assert last.context_tokens == c[2] > c[1]
-    assert last.response.usage.input_tokens == c[2] and last.response.usage.output_tokens == 0
-    assert agent.model.played == 2  # the step that did not fit was not used up
+    too_long = caught.value.__cause__
+    assert isinstance(too_long, PromptTooLong) and (too_long.tokens, too_long.window) == (c[2], c[2] - 1)
+    run = caught.value.run  # the partial record is kept
+    assert (run.outcome, run.answer, len(run.steps)) == ("error", None, 2)
+    assert [s.context_tokens for s in run.steps] == c[:2]
+    assert agent.model.played == 2  # the call that was refused used up no step of the script
+
+
+def test_a_context_exactly_at_the_scripted_window_is_read_but_leaves_no_room_to_answer():
+    c = unlimited_c_k()
+    run = reader(context_window=c[3]).run("Read three pages.")  # the last context fills the window
+
+    assert (run.outcome, run.answer, len(run.steps)) == ("model_context_window_exceeded", None, 4)
+    last = run.steps[-1].response
+    assert (last.stop_reason, last.content) == ("model_context_window_exceeded", [])
+    assert (last.usage.input_tokens, last.usage.output_tokens) == (c[3], 0)
 
 
 def test_a_scripted_context_window_on_a_single_call():
     model = ScriptedModel(["hi"], context_window=10)
     long = [Message("user", "word " * 50)]
-    response = model.complete("", long)
-    assert (response.stop_reason, response.content, model.played) == ("model_context_window_exceeded", [], 0)
-    assert response.usage.input_tokens == context_tokens("", long)
+    with pytest.raises(PromptTooLong, match=f"{context_tokens('', long)} tokens > 10 maximum"):
+        model.complete("", long)
+    assert model.played == 0
     assert model.complete("", [Message("user", "hello")]).text == "hi"

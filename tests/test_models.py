@@ -5,6 +5,7 @@ import pytest
 from teachagent import (
     Message,
     Model,
+    PromptTooLong,
     Response,
     ScriptedModel,
     ScriptExhausted,
@@ -133,6 +134,40 @@ def test_blocks_that_fit_before_the_cut_are_kept():
 
 def test_reply_that_fits_exactly_is_not_cut():
     response = ScriptedModel(["hello world"]).complete("", HI, max_tokens=2)
+    assert (response.text, response.stop_reason) == ("hello world", "end_turn")
+
+
+# --- the context window ----------------------------------------------------------------------
+
+
+def test_a_context_larger_than_the_window_is_refused_with_its_count_and_the_window():
+    read = tokens.context_tokens("", HI)
+    model = ScriptedModel(["hello"], context_window=read - 1)
+    with pytest.raises(PromptTooLong) as caught:
+        model.complete("", HI)
+    assert (caught.value.tokens, caught.value.window, caught.value.model) == (read, read - 1, "scripted")
+    assert f"{read} tokens > {read - 1} maximum" in str(caught.value)
+    assert caught.value._render_traceback_() == [f"PromptTooLong: {caught.value}"]  # one line in Jupyter
+    assert model.played == 0  # the model read nothing, so no step was used up
+
+
+def test_a_reply_that_would_run_past_the_window_is_cut_where_it_ends():
+    read = tokens.context_tokens("", HI)
+    response = ScriptedModel(["hello world, this is long"], context_window=read + 2).complete("", HI)
+    assert (response.text, response.stop_reason) == ("hello world", "model_context_window_exceeded")
+    assert (response.usage.input_tokens, response.usage.output_tokens) == (read, 2)
+
+
+def test_whichever_limit_comes_first_cuts_the_reply_and_names_the_stop_reason():
+    read = tokens.context_tokens("", HI)
+    model = ScriptedModel(["hello world, this is long"] * 2, context_window=read + 3)
+    assert model.complete("", HI, max_tokens=2).stop_reason == "max_tokens"  # max_tokens is reached first
+    assert model.complete("", HI, max_tokens=5).stop_reason == "model_context_window_exceeded"
+
+
+def test_a_reply_that_fits_the_window_is_not_cut():
+    read = tokens.context_tokens("", HI)
+    response = ScriptedModel(["hello world"], context_window=read + 2).complete("", HI)
     assert (response.text, response.stop_reason) == ("hello world", "end_turn")
 
 

@@ -731,6 +731,36 @@ def test_the_numbers_in_the_answer_are_the_calculators(monkeypatch, strategy):
     assert "0.119" not in run.answer and "0.126" not in run.answer
 
 
+def with_calculator(monkeypatch, values):
+    """Swap in a calculator that answers `values[expression]`, made up, for the researcher's two expressions."""
+
+    @tool
+    def calculate(expression: str) -> str:
+        """A calculator that gives made-up values.
+
+        Args:
+            expression: the expression.
+        """
+        return f"{expression} = {values[expression]!r}"
+
+    monkeypatch.setattr(researcher, "calculate", calculate)
+
+
+@pytest.mark.parametrize("strategy", ["excerpt", "everything"])
+def test_equal_numbers_from_the_calculator_give_no_verdict_of_asymmetry(monkeypatch, strategy):
+    with_calculator(monkeypatch, {kl_expression(P, Q): 0.125, kl_expression(Q, P): 0.125})
+    run = research_agent(strategy).run(QUESTION)
+    assert run.outcome == "answer"
+    assert "not symmetric" not in run.answer and not run.answer.startswith("No.")
+    assert "both came out 0.125 bits" in run.answer and "shows no asymmetry" in run.answer
+
+
+def test_numbers_alike_to_three_decimals_are_shown_in_full(monkeypatch):
+    with_calculator(monkeypatch, {kl_expression(P, Q): 0.1191, kl_expression(Q, P): 0.1192})
+    answer = research_agent("excerpt").run(QUESTION).answer
+    assert answer.startswith("No.") and "= 0.1191 bits but D_KL(0.5‖0.7) = 0.1192 bits" in answer
+
+
 def test_the_excerpt_strategy_reads_a_section_the_search_pointed_to(excerpt_run, library):
     pairs = calls_and_results(excerpt_run)
     (search_call, search_result), (read_call, read_result) = pairs[0], pairs[1]

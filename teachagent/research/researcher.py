@@ -6,10 +6,13 @@ Two strategies, as two policies for a `ScriptedModel`:
   best, compute both directions of the KL divergence with the calculator, answer;
 - `read_everything`: read every article whole, compute, answer.
 
-Either way the policy works only from what the tools returned: it reads the section
-that search pointed to, and the numbers in its answer are parsed from the calculator's
-results, never typed in. What it knows in advance is the question, the formula for two
-yes/no distributions, and the list of article ids (which the system prompt also shows).
+What comes from the tools: the section it reads (the one search pointed to), the two
+numbers (parsed from the calculator's results, never typed in), and the verdict, which
+follows from those two numbers: different numbers mean "not symmetric, so not a
+distance"; equal ones mean this example shows no asymmetry. What is scripted in advance:
+the question's two distributions, the formula for them, the list of article ids (which
+the system prompt also shows), and the wording of the answer, including the sentence
+that explains why the two directions differ.
 """
 
 from __future__ import annotations
@@ -69,19 +72,31 @@ def _compute_both() -> list:
 
 
 def _answer(messages: list[Message], sources: list[str]) -> str:
+    """The answer the calculator's two numbers support, with what the reading added."""
     computed = _computed(messages)
     forward, backward = computed[kl_expression(P, Q)], computed[kl_expression(Q, P)]
     read_text = " ".join(r.content for _, r in tool_exchanges(messages) if not r.is_error)
     relatives = [text for doc, text in RELATIVES.items() if doc in read_text]
     symmetric = f" Symmetric alternatives mentioned in the library: {'; '.join(relatives)}." if relatives else ""
     fails_triangle = "triangle inequality fails, so KL" in read_text
+    sources_line = f"{symmetric} Sources: {', '.join(sources)}."
+    if forward == backward:  # the verdict follows from the numbers: equal numbers show no asymmetry
+        triangle = " The library says KL fails the triangle inequality, but this run did not test that." if fails_triangle else ""
+        return (
+            f"Not from this test. D_KL({P}‖{Q}) and D_KL({Q}‖{P}) both came out {forward:.3f} bits: "
+            f"the two directions are equal here, so this example shows no asymmetry and cannot tell whether "
+            f"KL is a distance.{triangle}{sources_line}"
+        )
+    shown = [f"{x:.3f}" for x in (forward, backward)]
+    if shown[0] == shown[1]:  # different, but alike to three decimals: show them in full
+        shown = [repr(x) for x in (forward, backward)]
     triangle = " (and, as the library shows, KL also fails the triangle inequality)" if fails_triangle else ""
     return (
         f"No. The KL divergence is not a distance (not a metric), because it is not symmetric: "
-        f"D_KL({P}‖{Q}) = {forward:.3f} bits but D_KL({Q}‖{P}) = {backward:.3f} bits. "
+        f"D_KL({P}‖{Q}) = {shown[0]} bits but D_KL({Q}‖{P}) = {shown[1]} bits. "
         "Each direction averages the log-ratio under its first argument, so swapping the arguments "
         f"changes the weights and the value, while a metric must give the same distance both ways{triangle}."
-        f"{symmetric} Sources: {', '.join(sources)}."
+        f"{sources_line}"
     )
 
 
