@@ -64,13 +64,21 @@ def check_number(
     usable = (
         isinstance(value, kinds)
         and not isinstance(value, bool)
-        and math.isfinite(value)
+        and (isinstance(value, int) or math.isfinite(value))  # an int is finite, and may be too big for a float
         and (above is None or value > above)
         and (at_least is None or value >= at_least)
         and (at_most is None or value <= at_most)
         and (below is None or value < below)
     )
     if not usable:
-        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
-        raise SettingError(f"{name} must be {wanted}, got {shown}")
+        raise SettingError(f"{name} must be {wanted}, got {_shown(value)}")
     return value
+
+
+def _shown(value: Any) -> str:
+    """A short repr of `value` for a message, even when repr itself refuses (an int of 5,000 digits)."""
+    try:
+        shown = repr(value)
+    except Exception:
+        return f"a value of type {type(value).__name__} too large to show"
+    return shown if len(shown) <= 60 else shown[:57] + "..."

@@ -32,6 +32,7 @@ from .errors import check_number
 from .schema import parse_docstring, schema_from_signature
 
 TOOL_TIMEOUT = 10.0  # seconds a tool may run before the dispatcher reports it as failed
+MAX_TOOL_TIMEOUT = 24 * 3600.0  # a day; for longer, or no limit, give timeout=None
 
 # What the Messages API accepts as a tool name.
 NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
@@ -68,8 +69,7 @@ class Tool:
             )
         if not callable(self.fn):
             raise TypeError(f"the fn of tool {self.name!r} must be callable, got {self.fn!r}")
-        if self.timeout is not None:
-            check_number(f"the timeout of tool {self.name!r}", self.timeout, above=0, unit="seconds (or None)")
+        check_timeout(self.name, self.timeout)
 
     @property
     def spec(self) -> dict[str, Any]:
@@ -79,6 +79,12 @@ class Tool:
     def __repr__(self) -> str:
         parameters = list(self.input_schema.get("properties", {}))
         return f"Tool(name={self.name!r}, parameters={parameters})"
+
+
+def check_timeout(name: str, timeout: float | None) -> None:
+    """Refuse a timeout the dispatcher cannot wait for: not a number, not above 0, or absurdly long."""
+    if timeout is not None:
+        check_number(f"the timeout of tool {name!r}", timeout, above=0, at_most=MAX_TOOL_TIMEOUT, unit="seconds (or None)")
 
 
 @overload

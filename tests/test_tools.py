@@ -57,7 +57,7 @@ def test_tool_requires_a_callable():
         Tool("t", "d", OBJECT, "not a function")
 
 
-@pytest.mark.parametrize("timeout", [0, -1, "5", True, float("nan")])
+@pytest.mark.parametrize("timeout", [0, -1, "5", True, float("nan"), float("inf"), 1e300, 10**400])
 def test_tool_rejects_bad_timeouts(timeout):
     with pytest.raises(ValueError, match="timeout"):
         Tool("t", "d", OBJECT, echo, timeout=timeout)
