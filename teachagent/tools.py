@@ -259,7 +259,8 @@ def _where(fd: int, target: Path, info: os.stat_result) -> Path:
 
 def _read_at_most(fd: int, limit: int) -> tuple[bytes, bool]:
     """Up to `limit` bytes from `fd`, and whether that was the whole file."""
-    chunks, size = [], 0
+    chunks: list[bytes] = []
+    size = 0
     while size < limit:
         chunk = os.read(fd, min(limit - size, 1 << 16))
         if not chunk:
