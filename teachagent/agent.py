@@ -117,11 +117,11 @@ class Agent:
     runs: list[Run] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
-        check_number("max_steps", self.max_steps, whole=True, at_least=1)
-        check_number("max_tokens", self.max_tokens, whole=True, at_least=1)
-        for name in ("max_context_tokens", "max_input_tokens", "max_dollars"):
-            if getattr(self, name) is not None:
-                check_number(name, getattr(self, name), at_least=0)
+        check_number("max_steps", self.max_steps, whole=True, at_least=1, at_most=1_000_000)
+        check_number("max_tokens", self.max_tokens, whole=True, at_least=1, at_most=1_000_000)
+        for name, largest in (("max_context_tokens", 10**12), ("max_input_tokens", 10**12), ("max_dollars", 10**6)):
+            if getattr(self, name) is not None:  # None: no such budget; a larger number is a typo, not a budget
+                check_number(name, getattr(self, name), at_least=0, at_most=largest)
         if self.max_dollars is not None and self.price is None:
             raise SettingError("max_dollars needs a price, e.g. price=teachagent.cost.PRICES['claude-haiku-5-5']")
         self.dispatcher = Dispatcher(self.tools)

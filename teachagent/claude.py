@@ -89,7 +89,8 @@ class Claude:
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         self.name = model or os.environ.get("TEACHAGENT_CLAUDE_MODEL") or DEFAULT_MODEL
-        self.timeout = float(check_number("timeout", timeout, above=0, unit="seconds"))
+        self.timeout = float(check_number("timeout", timeout, above=0, at_most=24 * 3600, unit="seconds"))
+        check_number("max_retries", max_retries, whole=True, at_least=0, at_most=10)
         key = checked_key(api_key or os.environ.get("ANTHROPIC_API_KEY"))
         import anthropic
 

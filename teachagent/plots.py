@@ -8,6 +8,7 @@ matplotlib is imported only when a plot is drawn.
 from __future__ import annotations
 
 from .cost import fitted_d, predicted_total
+from .errors import check_number
 from .reliability import n50, step_success, task_success
 from .trace import Run
 
@@ -52,6 +53,7 @@ def plot_task_success(p: float, d: float, r: int, n_max: int = 100, ax=None):
     """Task success over task length n, with and without the check, and both n₅₀ marked."""
     import matplotlib.pyplot as plt
 
+    check_number("n_max", n_max, whole=True, at_least=1, at_most=10_000)
     ax = ax or plt.subplots(figsize=(6, 3.2))[1]
     ns = range(1, n_max + 1)
     for label, q in (("no check (q = p)", p), (f"checked, r = {r} (q = {step_success(p, d, r):.4f})", step_success(p, d, r))):

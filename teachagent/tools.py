@@ -158,7 +158,7 @@ def read_file_tool(root: str | Path, max_chars: int = 20_000, name: str = "read_
         raise FileNotFoundError(f"read_file_tool: the folder {str(root)!r} does not exist")
     if not folder.is_dir():
         raise NotADirectoryError(f"read_file_tool: {str(root)!r} is a file; give the folder the tool may read")
-    check_number("read_file_tool: max_chars", max_chars, whole=True, at_least=1)
+    check_number("read_file_tool: max_chars", max_chars, whole=True, at_least=1, at_most=10_000_000)
 
     @tool(name=name)
     def read_file(path: str) -> str:

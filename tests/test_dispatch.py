@@ -321,7 +321,7 @@ def test_idle_workers_are_bounded_after_many_hang_at_once():
 def test_a_timeout_changed_after_the_tool_was_made_is_checked_by_the_dispatcher(timeout):
     t = Tool("t", "d", {"type": "object"}, lambda: "ok")
     t.timeout = timeout
-    with pytest.raises(ValueError, match=r"the timeout of tool 't' must be a number above 0 and at most 86400"):
+    with pytest.raises(ValueError, match=r"the timeout of tool 't' must be a number above 0 and at most 86,400"):
         Dispatcher([t])
 
 
