@@ -180,8 +180,9 @@ def _read_text(folder: Path, path: str, max_chars: int) -> str:
       (`_where`), so a folder swapped for a symlink after our look at the path is caught;
     - only a regular file is read: the file is opened without waiting (a FIFO would block
       a plain open for good) and refused unless the open file is a regular one;
-    - at most about `4 * max_chars` bytes are read (a UTF-8 character is 1 to 4 bytes), so
-      a huge or sparse file costs no more than a small one.
+    - at most `WHOLE_UP_TO` bytes or about `4 * max_chars` (a UTF-8 character is 1 to 4
+      bytes), whichever is more, are read, so a huge or sparse file costs no more than a
+      small one. A file within that is read whole, and the note says exactly how much was cut.
     """
     shown = repr(shorten(path, 100))
     if Path(path).anchor:
@@ -212,7 +213,7 @@ def _read_text(folder: Path, path: str, max_chars: int) -> str:
             raise ValueError(f"{shown} is a folder, not a file; give the path of a file inside it")
         if not stat.S_ISREG(info.st_mode):
             raise ValueError(f"{shown} is not a regular file (a pipe, device or socket); this tool reads text files only")
-        data, whole = _read_at_most(fd, 4 * (max_chars + 1))
+        data, whole = _read_at_most(fd, max(4 * (max_chars + 1), WHOLE_UP_TO))
     except OSError as exc:
         raise ValueError(f"could not read {shown}: {exc.strerror}") from None
     finally:
@@ -226,12 +227,12 @@ def _read_text(folder: Path, path: str, max_chars: int) -> str:
     if len(text) > max_chars:
         size = f"of its {len(text):,} characters" if whole else f"of the file's {info.st_size:,} bytes"
         left_out = f"{len(text) - max_chars:,} {size}" if whole else f"the rest {size}"
-        text = (
-            f"{text[:max_chars]}\n\n[the file was cut here: {left_out} were left out; "
-            f"only the first {max_chars:,} characters are shown]"
-        )
+        kept = f"only the first {max_chars:,} are shown" if whole else f"only its first {max_chars:,} characters are shown"
+        text = f"{text[:max_chars]}\n\n[the file was cut here: {left_out} were left out; {kept}]"
     return text
 
+
+WHOLE_UP_TO = 2**20  # bytes: a file this small is read whole, however few characters are shown
 
 # Open without following a symlink in the last part of the path (resolve() already followed the
 # ones that stay inside) and without waiting for a writer, which a FIFO would do. Windows has neither.
