@@ -9,14 +9,16 @@ of the API's stop reasons handled on purpose.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from .dispatch import Dispatcher
+from .display import shorten
 from .errors import CourseError, SettingError, check_number
-from .messages import MAX_TOKENS, Message, Outcome, StopReason, Usage
+from .messages import MAX_TOKENS, Message, Outcome, Response, StopReason, Usage
 from .models import Model, ScriptedModel, TokenCounter
 from .tokens import context_tokens, message_tokens
 from .tools import Tool
@@ -47,6 +49,36 @@ class AgentError(RuntimeError):
         if not isinstance(self.__cause__, CourseError):
             raise AttributeError("_render_traceback_")  # hasattr() is False: IPython's usual traceback
         return lambda: [f"{type(self).__name__}: {self}"]
+
+
+class BadReply(CourseError, TypeError):
+    """A model returned something the loop cannot use (a model written by hand often does, at first)."""
+
+
+def checked_reply(response: object) -> Response:
+    """`response` if the loop can use it as a step; a `BadReply` saying what is wrong otherwise.
+
+    The Response type checks its own blocks and stop reason when it is made; what it cannot
+    check is a reply that is not a Response at all, usage counts that are not counts, and
+    tool input that cannot be written as JSON (to count it, or to send it back).
+    """
+    if not isinstance(response, Response):
+        raise BadReply(f"Model.complete must return a Response, got {type(response).__name__}: {shorten(repr(response), 100)}")
+    usage = response.usage
+    if not isinstance(usage, Usage):
+        raise BadReply(f"a Response's usage must be a Usage, got {type(usage).__name__}: {shorten(repr(usage), 100)}")
+    for name, value in usage.to_dict().items():
+        if type(value) is not int or value < 0:  # the quick test; check_number words the refusal
+            try:
+                check_number(f"usage.{name}", value, whole=True, at_least=0)
+            except SettingError as error:
+                raise BadReply(str(error)) from None
+    for block in response.tool_calls:
+        try:
+            json.dumps(block.input)
+        except (TypeError, ValueError) as error:
+            raise BadReply(f"the input of tool call {block.id!r} cannot be written as JSON: {error}") from None
+    return response
 
 
 class Pricing(Protocol):
@@ -86,11 +118,11 @@ class Agent:
     runs: list[Run] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
-        check_number("max_steps", self.max_steps, whole=True, at_least=1)
-        check_number("max_tokens", self.max_tokens, whole=True, at_least=1)
-        for name in ("max_context_tokens", "max_input_tokens", "max_dollars"):
-            if getattr(self, name) is not None:
-                check_number(name, getattr(self, name), at_least=0)
+        check_number("max_steps", self.max_steps, whole=True, at_least=1, at_most=1_000_000)
+        check_number("max_tokens", self.max_tokens, whole=True, at_least=1, at_most=1_000_000)
+        for name, largest in (("max_context_tokens", 10**12), ("max_input_tokens", 10**12), ("max_dollars", 10**6)):
+            if getattr(self, name) is not None:  # None: no such budget; a larger number is a typo, not a budget
+                check_number(name, getattr(self, name), at_least=0, at_most=largest)
         if self.max_dollars is not None and self.price is None:
             raise SettingError("max_dollars needs a price, e.g. price=teachagent.cost.PRICES['claude-haiku-5-5']")
         self.dispatcher = Dispatcher(self.tools)
@@ -118,7 +150,7 @@ class Agent:
                 return run
             started = time.perf_counter()
             try:
-                response = self.model.complete(self.system, messages, specs, self.max_tokens)
+                response = checked_reply(self.model.complete(self.system, messages, specs, self.max_tokens))
             except Exception as error:
                 run.outcome = "error"
                 raise AgentError(f"the model call at step {k} failed: {type(error).__name__}: {error}", run) from error

@@ -9,9 +9,12 @@ when a `Claude` is made, so offline lessons never load it.
 A request whose context alone is larger than the model's window gets HTTP 400 "prompt is
 too long"; it becomes `PromptTooLong`, the error a scripted model raises at its window.
 
-Two guarantees sit on top of the SDK:
+Three guarantees sit on top of the SDK:
 - every call ends by its `timeout`, retries included, even when a server sends its reply
   one byte at a time (the SDK's own timeout is per read, not per call);
+- a reply body larger than `MAX_REPLY_BYTES` is refused as it arrives, so a broken or
+  hostile server cannot fill the memory (we ask for an uncompressed body, so the bytes
+  counted are the bytes kept);
 - the API key never appears in anything we print, raise or save. A key with whitespace or
   a control character in it (a stray \\r from a Windows .env file is the usual one) is
   refused at once, because the HTTP library would otherwise quote it in an error.
@@ -47,6 +50,7 @@ from .models import PromptTooLong
 # One place to change the model every live lesson uses; TEACHAGENT_CLAUDE_MODEL overrides it.
 DEFAULT_MODEL = "claude-haiku-5-5"  # the inexpensive tier; checked 2026-11-30
 DEFAULT_TIMEOUT = 120.0  # seconds one call may take in all, retries included
+MAX_REPLY_BYTES = 16 * 2**20  # 16 MiB; a reply of the largest max_tokens is well under 1 MiB of JSON
 
 
 class MissingAPIKey(CourseError, RuntimeError):
@@ -55,6 +59,10 @@ class MissingAPIKey(CourseError, RuntimeError):
 
 class UnexpectedReply(RuntimeError):
     """The API answered with something this adapter cannot turn into a `Response`."""
+
+
+class ReplyTooLarge(UnexpectedReply):
+    """The API's reply body was larger than `MAX_REPLY_BYTES`; it was not read to the end."""
 
 
 class CallTimedOut(RuntimeError):
@@ -94,13 +102,19 @@ class Claude:
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         self.name = model or os.environ.get("TEACHAGENT_CLAUDE_MODEL") or DEFAULT_MODEL
-        self.timeout = float(check_number("timeout", timeout, above=0, unit="seconds"))
+        self.timeout = float(check_number("timeout", timeout, above=0, at_most=24 * 3600, unit="seconds"))
+        check_number("max_retries", max_retries, whole=True, at_least=0, at_most=10)
         key = checked_key(api_key or os.environ.get("ANTHROPIC_API_KEY"))
         import anthropic
 
         # the key lives only inside the SDK client, which is made again if a call must be abandoned
         self._connect = lambda: anthropic.Anthropic(
-            api_key=key, base_url=base_url, max_retries=max_retries, timeout=self.timeout
+            api_key=key,
+            base_url=base_url,
+            max_retries=max_retries,
+            timeout=self.timeout,
+            default_headers={"accept-encoding": "identity"},  # so the body we count is the body we keep
+            http_client=anthropic.DefaultHttpxClient(event_hooks={"response": [cap_reply_body]}),
         )
         self._client = self._connect()
 
@@ -163,10 +177,45 @@ class Claude:
             raise CallTimedOut(f"the call to {self.name} took more than {self.timeout:g} s in all and was abandoned")
         if "error" in outcome:
             error = outcome["error"]
+            cause = error
+            while cause is not None:  # the SDK wraps what the body cap raised, and retries it like a lost connection
+                if isinstance(cause, ReplyTooLarge):
+                    raise ReplyTooLarge(str(cause)) from None
+                cause = cause.__cause__
             if isinstance(error, json.JSONDecodeError):
                 raise UnexpectedReply(f"the API answered with a body that is not JSON ({error})") from None
             raise error
         return outcome["reply"]
+
+
+def cap_reply_body(response: Any) -> None:
+    """The HTTP client's response hook: stop reading a body once it passes `MAX_REPLY_BYTES`.
+
+    It runs before the body is read. A body whose announced length is too large is refused
+    at once; any other is counted as it arrives, so a body without a length (or with a
+    false one) is cut off at the limit too.
+    """
+    import httpx2
+
+    limit, inner = MAX_REPLY_BYTES, response.stream
+    refusal = f"the API's reply body is larger than {limit:,} bytes; it was not read to the end"
+    announced = response.headers.get("content-length", "")
+    if announced.isdigit() and int(announced) > limit:
+        raise ReplyTooLarge(f"{refusal} (it announced {int(announced):,})")
+
+    class Capped(httpx2.SyncByteStream):
+        def __iter__(self):
+            seen = 0
+            for chunk in inner:
+                seen += len(chunk)
+                if seen > limit:
+                    raise ReplyTooLarge(refusal)
+                yield chunk
+
+        def close(self) -> None:
+            inner.close()
+
+    response.stream = Capped()
 
 
 def to_response(reply: Any) -> Response:

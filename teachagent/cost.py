@@ -53,9 +53,9 @@ def compare_Z(run: Run) -> ZComparison:
 
 def predicted_total(K: int, c1: float, d: float) -> float:
     """Z = K c_1 + d K (K - 1) / 2: the total when every call adds d tokens to the context."""
-    check_number("K", K, whole=True, at_least=1)
-    check_number("c1", c1, at_least=0)
-    check_number("d", d, at_least=0)
+    check_number("K", K, whole=True, at_least=1, at_most=10**9)
+    check_number("c1", c1, at_least=0, at_most=10**12)
+    check_number("d", d, at_least=0, at_most=10**12)
     return K * c1 + d * K * (K - 1) / 2
 
 
@@ -99,10 +99,11 @@ class Price:
 
     def __post_init__(self) -> None:
         for name in ("input", "output", "cache_write", "cache_read"):
-            check_number(f"the {name} price", getattr(self, name), at_least=0, unit="dollars per million tokens")
+            price = getattr(self, name)
+            check_number(f"the {name} price", price, at_least=0, at_most=10**6, unit="dollars per million tokens")
         if self.long_prompt_from is not None:
-            check_number("long_prompt_from", self.long_prompt_from, whole=True, at_least=1)
-        check_number("long_prompt_factor", self.long_prompt_factor, at_least=1)
+            check_number("long_prompt_from", self.long_prompt_from, whole=True, at_least=1, at_most=10**12)
+        check_number("long_prompt_factor", self.long_prompt_factor, at_least=1, at_most=1000)
 
     def dollars(self, usage: Usage) -> float:
         """Dollars for one call with this usage; above `long_prompt_from`, every rate costs more."""

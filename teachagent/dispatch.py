@@ -10,14 +10,15 @@ an error result the model can read and act on. Nothing the model writes makes it
 
 from __future__ import annotations
 
+import queue
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .display import shorten
 from .errors import SettingError
 from .messages import ToolCall, ToolResult
-from .tools import Tool
+from .tools import Tool, check_timeout
 
 MAX_PROBLEMS = 10  # schema errors listed in one result; enough to fix a call, short enough to read
 MAX_PROBLEM_CHARS = 300  # a problem line quotes the bad value, which may be huge
@@ -40,6 +41,7 @@ class Dispatcher:
                 Draft202012Validator.check_schema(t.input_schema)
             except SchemaError as exc:
                 raise ValueError(f"tool {t.name!r} has an invalid input_schema: {exc.message}") from exc
+            check_timeout(t.name, t.timeout)  # again: a Tool's fields can be changed after it was made
             self._tools[t.name] = t
             self._validators[t.name] = Draft202012Validator(t.input_schema)
 
@@ -88,34 +90,70 @@ class Dispatcher:
 def _run(tool: Tool, tool_input: dict[str, Any]) -> tuple[str, bool]:
     """Run `tool` on a checked input; return (content, is_error).
 
-    With a timeout the tool runs in a separate thread, and we stop waiting for it when
-    the time is up. Python cannot kill a thread, so a tool that hangs keeps running in
-    the background until it ends by itself; as a daemon thread it at least does not
-    keep the program from exiting.
+    With a timeout the tool runs on a worker thread, and we stop waiting for it when the
+    time is up (see `_on_worker`). A tool that calls `sys.exit` is reported like one that
+    raises; Ctrl-C (KeyboardInterrupt) is the learner's, so it still stops the run.
     """
-    outcome: list[tuple[bool, Any]] = []  # (True, returned value) or (False, exception)
-
-    def attempt() -> None:
-        try:
-            outcome.append((True, tool.fn(**tool_input)))
-        except Exception as exc:
-            outcome.append((False, exc))
-
     if tool.timeout is None:
-        attempt()
+        outcome = _attempt(tool, tool_input)
     else:
-        worker = threading.Thread(target=attempt, name=f"tool {tool.name}", daemon=True)
-        worker.start()
-        worker.join(tool.timeout)
-        if worker.is_alive():
+        finished = _on_worker(lambda: _attempt(tool, tool_input), tool.timeout)
+        if finished is None:
             return f"tool {tool.name!r} did not finish within {tool.timeout:g} s", True
-    if not outcome:  # only a BaseException such as SystemExit ends a thread without a word
-        return f"tool {tool.name!r} stopped without returning", True
+        outcome = finished
 
-    returned, value = outcome[0]
+    returned, value = outcome
+    if isinstance(value, KeyboardInterrupt):
+        raise value
+    if isinstance(value, SystemExit):
+        return f"tool {tool.name!r} tried to end the program (sys.exit({value.code!r})); it was stopped", True
     if not returned:  # the model reads what went wrong, not a traceback
         message = str(value)
         return (f"{type(value).__name__}: {message}" if message else type(value).__name__), True
     if not isinstance(value, str):
         return f"tool {tool.name!r} returned {type(value).__name__}, not str; a tool must return text", True
     return value, False
+
+
+def _attempt(tool: Tool, tool_input: dict[str, Any]) -> tuple[bool, Any]:
+    """(True, what the tool returned) or (False, what it raised, SystemExit and Ctrl-C included)."""
+    try:
+        return True, tool.fn(**tool_input)
+    except BaseException as exc:  # sorted out by the caller, on the caller's thread
+        return False, exc
+
+
+# --- worker threads for tools with a timeout ----------------------------------------------
+#
+# Starting a thread for every call costs about as much as a small tool itself, so finished
+# workers wait in `_idle` for the next call. Python cannot kill a thread: a worker whose
+# tool hangs is simply abandoned (it is not idle, so the next call takes another one or
+# starts a new one) and goes on until its tool ends. Workers are daemon threads, so a hung
+# one does not keep the program from exiting.
+
+MAX_IDLE_WORKERS = 4  # a worker beyond these ends when its job is done
+_idle: queue.SimpleQueue[queue.SimpleQueue[Callable[[], None]]] = queue.SimpleQueue()
+
+
+def _on_worker(job: Callable[[], tuple[bool, Any]], timeout: float) -> tuple[bool, Any] | None:
+    """`job()` run on a worker thread; None if it did not finish within `timeout` seconds."""
+    reply: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()  # one per call: a late reply lands nowhere
+    try:
+        inbox = _idle.get_nowait()
+    except queue.Empty:
+        inbox = queue.SimpleQueue()
+        threading.Thread(target=_work, args=(inbox,), name="teachagent tool worker", daemon=True).start()
+    inbox.put(lambda: reply.put(job()))
+    try:
+        return reply.get(timeout=timeout)
+    except queue.Empty:
+        return None
+
+
+def _work(inbox: queue.SimpleQueue[Callable[[], None]]) -> None:
+    """A worker's life: run each job it is handed, then wait among the idle ones for the next."""
+    while True:
+        inbox.get()()
+        if _idle.qsize() >= MAX_IDLE_WORKERS:
+            return
+        _idle.put(inbox)

@@ -48,29 +48,42 @@ def check_number(
     """
     wanted = "a whole number" if whole else "a number"
     if at_least is not None and at_most is not None:
-        wanted += f" between {at_least:g} and {at_most:g}"
+        wanted += f" between {_bound(at_least)} and {_bound(at_most)}"
     else:
         if above is not None:
-            wanted += f" above {above:g}"
+            wanted += f" above {_bound(above)}"
         elif at_least is not None:
-            wanted += f" of at least {at_least:g}"
+            wanted += f" of at least {_bound(at_least)}"
         joined = " and" if above is not None or at_least is not None else ""
         if below is not None:
-            wanted += f"{joined} below {below:g}"
+            wanted += f"{joined} below {_bound(below)}"
         elif at_most is not None:
-            wanted += f"{joined} at most {at_most:g}"
+            wanted += f"{joined} at most {_bound(at_most)}"
     wanted += f" {unit}" if unit else ""
     kinds = (int,) if whole else (int, float)
     usable = (
         isinstance(value, kinds)
         and not isinstance(value, bool)
-        and math.isfinite(value)
+        and (isinstance(value, int) or math.isfinite(value))  # an int is finite, and may be too big for a float
         and (above is None or value > above)
         and (at_least is None or value >= at_least)
         and (at_most is None or value <= at_most)
         and (below is None or value < below)
     )
     if not usable:
-        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
-        raise SettingError(f"{name} must be {wanted}, got {shown}")
+        raise SettingError(f"{name} must be {wanted}, got {_shown(value)}")
     return value
+
+
+def _bound(limit: float) -> str:
+    """A bound as a reader writes it: 86,400 and 1,000,000 for whole numbers, 0.5 for others."""
+    return f"{int(limit):,}" if float(limit).is_integer() else f"{limit:g}"
+
+
+def _shown(value: Any) -> str:
+    """A short repr of `value` for a message, even when repr itself refuses (an int of 5,000 digits)."""
+    try:
+        shown = repr(value)
+    except Exception:
+        return f"a value of type {type(value).__name__} too large to show"
+    return shown if len(shown) <= 60 else shown[:57] + "..."

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from .cost import fitted_d, predicted_total
+from .errors import check_number
 from .reliability import n50, step_success, task_success
 from .trace import Run
 
@@ -74,6 +75,7 @@ def plot_task_success(p: float, d: float, r: int, n_max: int | None = None, ax=N
     import matplotlib.pyplot as plt
 
     n_max = task_length_range(p, d, r) if n_max is None else n_max
+    check_number("n_max", n_max, whole=True, at_least=1, at_most=10_000)
     ax = ax or plt.subplots(figsize=(6, 3.2))[1]
     ns = range(1, n_max + 1)
     for label, q in (("no check (q = p)", p), (f"checked, r = {r} (q = {step_success(p, d, r):.4f})", step_success(p, d, r))):

@@ -34,7 +34,7 @@ def step_success(p: float, d: float, r: int) -> float:
     """q: the chance that a checked step with up to r retries ends in success."""
     check_number("p", p, at_least=0, at_most=1)
     check_number("d", d, at_least=0, at_most=1)
-    check_number("r", r, whole=True, at_least=0)
+    check_number("r", r, whole=True, at_least=0, at_most=10_000)
     caught_failure = (1 - p) * d
     return min(1.0, p * sum(caught_failure**k for k in range(r + 1)))  # rounding can pass 1 by a hair
 
@@ -42,7 +42,7 @@ def step_success(p: float, d: float, r: int) -> float:
 def task_success(q: float, n: int) -> float:
     """qⁿ: the chance that all n independent steps succeed."""
     check_number("q", q, at_least=0, at_most=1)
-    check_number("n", n, whole=True, at_least=1)
+    check_number("n", n, whole=True, at_least=1, at_most=10**6)
     return q**n
 
 

@@ -39,7 +39,7 @@ class Estimate:
     trials: int
 
     def __post_init__(self) -> None:
-        check_number("trials", self.trials, whole=True, at_least=1)
+        check_number("trials", self.trials, whole=True, at_least=1, at_most=10**12)
         check_number("successes", self.successes, whole=True, at_least=0, at_most=self.trials)
 
     def __repr__(self) -> str:
@@ -67,8 +67,9 @@ class Estimate:
 def simulate(p: float, d: float, r: int, n: int, trials: int, seed: int = 0) -> Estimate:
     """Run `trials` tasks of n checked steps; count those where every step succeeded."""
     step_success(p, d, r)  # validates p, d, r
-    check_number("n", n, whole=True, at_least=1)
-    check_number("trials", trials, whole=True, at_least=1)
+    check_number("n", n, whole=True, at_least=1, at_most=10**6)
+    check_number("trials", trials, whole=True, at_least=1, at_most=10**7)
+    check_number("trials × n × (r + 1), the most steps to simulate,", trials * n * (r + 1), at_most=10**8)
     rng = random.Random(seed)
     wins = sum(all(checked_step(p, d, r, rng) for _ in range(n)) for _ in range(trials))
     return Estimate(wins, trials)
@@ -82,7 +83,7 @@ def flaky_agent(p: float, d: float, r: int, n: int, rng: random.Random) -> tuple
     succeeded), so a run can be scored without trusting what the agent says.
     """
     step_success(p, d, r)  # validates p, d, r
-    check_number("n", n, whole=True, at_least=1)
+    check_number("n", n, whole=True, at_least=1, at_most=10**4)
     truth: dict[str, dict[int, bool]] = {"done": {}}
 
     @tool(timeout=None)
@@ -116,7 +117,10 @@ def flaky_agent(p: float, d: float, r: int, n: int, rng: random.Random) -> tuple
 
 def run_flaky_agents(p: float, d: float, r: int, n: int, runs: int, seed: int = 0) -> Estimate:
     """Run the real agent loop `runs` times; a run succeeds when every step truly succeeded."""
-    check_number("runs", runs, whole=True, at_least=1)
+    check_number("runs", runs, whole=True, at_least=1, at_most=10**6)
+    step_success(p, d, r)  # validates p, d, r before the product below
+    check_number("n", n, whole=True, at_least=1, at_most=10**4)
+    check_number("runs × n × (r + 1), the most agent steps to run,", runs * n * (r + 1), at_most=10**6)
     rng, wins = random.Random(seed), 0
     for _ in range(runs):
         agent, truth = flaky_agent(p, d, r, n, rng)

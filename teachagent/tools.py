@@ -15,9 +15,13 @@ one folder and refuses everything outside it.
 
 from __future__ import annotations
 
+import codecs
 import inspect
 import itertools
+import os
 import re
+import stat
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +32,7 @@ from .errors import check_number
 from .schema import parse_docstring, schema_from_signature
 
 TOOL_TIMEOUT = 10.0  # seconds a tool may run before the dispatcher reports it as failed
+MAX_TOOL_TIMEOUT = 24 * 3600.0  # a day; for longer, or no limit, give timeout=None
 
 # What the Messages API accepts as a tool name.
 NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
@@ -64,8 +69,7 @@ class Tool:
             )
         if not callable(self.fn):
             raise TypeError(f"the fn of tool {self.name!r} must be callable, got {self.fn!r}")
-        if self.timeout is not None:
-            check_number(f"the timeout of tool {self.name!r}", self.timeout, above=0, unit="seconds (or None)")
+        check_timeout(self.name, self.timeout)
 
     @property
     def spec(self) -> dict[str, Any]:
@@ -75,6 +79,12 @@ class Tool:
     def __repr__(self) -> str:
         parameters = list(self.input_schema.get("properties", {}))
         return f"Tool(name={self.name!r}, parameters={parameters})"
+
+
+def check_timeout(name: str, timeout: float | None) -> None:
+    """Refuse a timeout the dispatcher cannot wait for: not a number, not above 0, or absurdly long."""
+    if timeout is not None:
+        check_number(f"the timeout of tool {name!r}", timeout, above=0, at_most=MAX_TOOL_TIMEOUT, unit="seconds (or None)")
 
 
 @overload
@@ -137,7 +147,9 @@ def read_file_tool(root: str | Path, max_chars: int = 20_000, name: str = "read_
     """A tool that reads UTF-8 text files inside the folder `root`, and nothing else.
 
     Paths are relative to `root`. Absolute paths, `..` and symlinks that lead out of the
-    folder are refused, and a file longer than `max_chars` is cut with a note saying so.
+    folder are refused, and so is anything that is not a regular file (a pipe, a device).
+    A file longer than `max_chars` is cut with a note saying so; only its beginning is
+    ever read from disk, so a huge file costs no more than a small one.
     Every refusal is an exception with a message written for the model, which the
     dispatcher sends back to it as an error result.
     """
@@ -146,7 +158,7 @@ def read_file_tool(root: str | Path, max_chars: int = 20_000, name: str = "read_
         raise FileNotFoundError(f"read_file_tool: the folder {str(root)!r} does not exist")
     if not folder.is_dir():
         raise NotADirectoryError(f"read_file_tool: {str(root)!r} is a file; give the folder the tool may read")
-    check_number("read_file_tool: max_chars", max_chars, whole=True, at_least=1)
+    check_number("read_file_tool: max_chars", max_chars, whole=True, at_least=1, at_most=10_000_000)
 
     @tool(name=name)
     def read_file(path: str) -> str:
@@ -161,41 +173,102 @@ def read_file_tool(root: str | Path, max_chars: int = 20_000, name: str = "read_
 
 
 def _read_text(folder: Path, path: str, max_chars: int) -> str:
-    """The text of the file at `path` inside `folder`, or a ValueError worded for the model."""
+    """The text of the file at `path` inside `folder`, or a ValueError worded for the model.
+
+    Three promises, each kept by how the file is opened rather than by a check beside it:
+    - only a file inside `folder` is read: the open file itself is asked where it lives
+      (`_where`), so a folder swapped for a symlink after our look at the path is caught;
+    - only a regular file is read: the file is opened without waiting (a FIFO would block
+      a plain open for good) and refused unless the open file is a regular one;
+    - at most `WHOLE_UP_TO` bytes or about `4 * max_chars` (a UTF-8 character is 1 to 4
+      bytes), whichever is more, are read, so a huge or sparse file costs no more than a
+      small one. A file within that is read whole, and the note says exactly how much was cut.
+    """
     shown = repr(shorten(path, 100))
     if Path(path).anchor:
         raise ValueError(f"path {shown} is absolute; use a path relative to the folder, such as 'notes.txt'")
+    outside = f"path {shown} is outside the folder this tool may read; use a path relative to it, such as 'notes.txt'"
     try:
         target = (folder / path).resolve()  # follows symlinks, so a link cannot lead out unnoticed
-    except (ValueError, RuntimeError):  # a NUL character in the path, or a symlink loop
+    except (ValueError, RuntimeError, OSError):  # a NUL character in the path, or a symlink loop
         raise ValueError(f"path {shown} cannot be opened; use a plain relative path, such as 'notes.txt'") from None
     if not target.is_relative_to(folder):
-        raise ValueError(
-            f"path {shown} is outside the folder this tool may read; use a path relative to it, such as 'notes.txt'"
-        )
+        raise ValueError(outside)
 
     try:
-        data = target.read_bytes()
+        fd = os.open(target, os.O_RDONLY | OPEN_FLAGS)
     except FileNotFoundError:
         available = _some_files(folder)
         listing = f"; files you can read include: {', '.join(available)}" if available else "; the folder is empty"
         raise ValueError(f"there is no file {shown}{listing}") from None
     except IsADirectoryError:
         raise ValueError(f"{shown} is a folder, not a file; give the path of a file inside it") from None
-    except OSError as exc:
+    except OSError as exc:  # ELOOP: the last part became a symlink after resolve(); ENXIO: a socket
         raise ValueError(f"could not read {shown}: {exc.strerror}") from None
     try:
-        text = data.decode("utf-8")
+        info = os.fstat(fd)
+        if not _where(fd, target, info).is_relative_to(folder):
+            raise ValueError(outside)
+        if stat.S_ISDIR(info.st_mode):
+            raise ValueError(f"{shown} is a folder, not a file; give the path of a file inside it")
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{shown} is not a regular file (a pipe, device or socket); this tool reads text files only")
+        data, whole = _read_at_most(fd, max(4 * (max_chars + 1), WHOLE_UP_TO))
+    except OSError as exc:
+        raise ValueError(f"could not read {shown}: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+
+    try:  # a cut may fall inside a character: the decoder keeps those bytes back instead of failing
+        text = codecs.getincrementaldecoder("utf-8")().decode(data, final=whole)
     except UnicodeDecodeError:
         raise ValueError(f"{shown} is not a UTF-8 text file; this tool reads text files only") from None
 
     if len(text) > max_chars:
-        left_out = len(text) - max_chars
-        text = (
-            f"{text[:max_chars]}\n\n[the file was cut here: {left_out:,} of its {len(text):,} characters "
-            f"were left out; only the first {max_chars:,} are shown]"
-        )
+        size = f"of its {len(text):,} characters" if whole else f"of the file's {info.st_size:,} bytes"
+        left_out = f"{len(text) - max_chars:,} {size}" if whole else f"the rest {size}"
+        kept = f"only the first {max_chars:,} are shown" if whole else f"only its first {max_chars:,} characters are shown"
+        text = f"{text[:max_chars]}\n\n[the file was cut here: {left_out} were left out; {kept}]"
     return text
+
+
+WHOLE_UP_TO = 2**20  # bytes: a file this small is read whole, however few characters are shown
+
+# Open without following a symlink in the last part of the path (resolve() already followed the
+# ones that stay inside) and without waiting for a writer, which a FIFO would do. Windows has neither.
+OPEN_FLAGS = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _where(fd: int, target: Path, info: os.stat_result) -> Path:
+    """The real path of the open file `fd`, asked of the system, so no swap after the open can fool it.
+
+    Linux answers through /proc/self/fd and macOS through fcntl(F_GETPATH). Elsewhere (Windows)
+    we can only check that `target` still names the same file we opened; a swap in the moment
+    between that check and the open is then not caught, and Windows needs privileges to make
+    symlinks at all.
+    """
+    proc = Path(f"/proc/self/fd/{fd}")
+    if sys.platform.startswith("linux") and proc.is_symlink():
+        return Path(os.readlink(proc))
+    if sys.platform == "darwin":
+        import fcntl
+
+        return Path(fcntl.fcntl(fd, fcntl.F_GETPATH, bytes(1024)).rstrip(b"\0").decode(errors="surrogateescape"))
+    now = os.stat(target)
+    return target if (now.st_dev, now.st_ino) == (info.st_dev, info.st_ino) else Path("/")
+
+
+def _read_at_most(fd: int, limit: int) -> tuple[bytes, bool]:
+    """Up to `limit` bytes from `fd`, and whether that was the whole file."""
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        chunk = os.read(fd, min(limit - size, 1 << 16))
+        if not chunk:
+            return b"".join(chunks), True
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks), os.read(fd, 1) == b""
 
 
 def _some_files(folder: Path, limit: int = 10) -> list[str]:

@@ -49,10 +49,17 @@ class Drip:
     every: float = 0.2
 
 
+@dataclass
+class Flood:
+    """Answer 200 with `size` bytes of one endless JSON string, in chunks and without announcing a length."""
+
+    size: int
+
+
 # A scripted reply: (status, JSON body, extra headers); raw bytes sent as a 200
 # "application/json" body that is not JSON (what a broken proxy might hand back);
 # or one of the network faults above.
-Reply = Union[tuple[int, Any, dict[str, str]], bytes, Reset, Slow, Drip]  # noqa: UP007 (a tuple type | ... fails on 3.10)
+Reply = Union[tuple[int, Any, dict[str, str]], bytes, Reset, Slow, Drip, Flood]  # noqa: UP007 (a tuple type | ... fails on 3.10)
 
 # Tells the SDK to wait 1 ms before retrying, instead of its half-second backoff.
 RETRY_FAST = {"retry-after-ms": "1"}
@@ -189,7 +196,9 @@ def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
             if isinstance(reply, Slow):
                 time.sleep(min(reply.seconds, 5))  # bounded, like every wait here
                 reply = reply.reply
-            if isinstance(reply, Drip):
+            if isinstance(reply, Flood):
+                self._flood(reply.size)
+            elif isinstance(reply, Drip):
                 self._drip(json.dumps(reply.reply).encode(), reply.every)
             elif isinstance(reply, Reset):
                 self.send_response(200)
@@ -221,6 +230,22 @@ def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
                     time.sleep(every)
             except OSError:
                 pass  # the client gave up and closed the connection: what the test wants
+
+        def _flood(self, size: int) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+            chunk = b"x" * 65536
+            try:
+                head = b'{"id": "'
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(head), head))
+                for _ in range(size // len(chunk)):  # bounded by size; stops when the client hangs up
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.wfile.write(b"0\r\n\r\n")
+            except OSError:
+                pass  # the client stopped reading and closed the connection: what the test wants
+            self.close_connection = True
 
         def _send(self, status: int, data: bytes, extra: dict[str, str]) -> None:
             self.send_response(status)

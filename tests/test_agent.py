@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from teachagent.agent import Agent, AgentError
 from teachagent.messages import Message, Response, Text, ToolCall, ToolResult, Usage, latest_results
@@ -201,10 +203,92 @@ def test_a_dollar_budget_counts_the_worst_case_of_the_next_call():
 
 @pytest.mark.parametrize("kw", [{"max_input_tokens": -1}, {"max_dollars": "1"}, {"max_context_tokens": True}])
 def test_budgets_must_be_non_negative_numbers(kw):
-    with pytest.raises(ValueError, match="must be a number of at least 0"):
+    with pytest.raises(ValueError, match="must be a number between 0 and "):
         agent(["x"], **kw)
 
 
 def test_a_dollar_budget_needs_a_price():
     with pytest.raises(ValueError, match="max_dollars needs a price"):
         agent(["x"], max_dollars=0.01)
+
+
+# --- nothing escapes the loop as a raw exception ---------------------------------------
+
+
+class Replies:
+    """A hand-written model that returns whatever it is given, Response or not."""
+
+    name = "hand-written"
+
+    def __init__(self, *replies):
+        self.replies = list(replies)
+
+    def complete(self, system, messages, tools, max_tokens):
+        return self.replies.pop(0)
+
+
+FIRST = Response([ToolCall("toolu_1", "add", {"a": 1, "b": 2})], "tool_use", Usage(10, 5))
+
+
+def fails_with_the_run(model) -> AgentError:
+    """The AgentError the run ends in, after checking it carries a partial run that saves and loads."""
+    with pytest.raises(AgentError) as caught:
+        Agent(model, tools=[add]).run("add")
+    error = caught.value
+    assert error.run.outcome == "error" and len(error.run.steps) == 1
+    assert Run.from_json(error.run.to_json()).steps[0].results[0].content == "3"
+    assert error._render_traceback_() == [f"AgentError: {error}"]  # one line in Jupyter
+    return error
+
+
+@pytest.mark.parametrize("reply", ["It is 3.", None, {"content": [], "stop_reason": "end_turn"}, Text("3")])
+def test_a_reply_that_is_not_a_response_ends_the_run_with_an_agent_error(reply):
+    error = fails_with_the_run(Replies(FIRST, reply))
+    assert "step 2" in str(error) and "Model.complete must return a Response" in str(error)
+
+
+@given(
+    field=st.sampled_from(["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"]),
+    value=st.one_of(
+        st.booleans(), st.integers(max_value=-1), st.floats(), st.text(max_size=5), st.none(), st.just([1])
+    ),
+)
+@settings(max_examples=60)
+def test_usage_that_is_not_a_count_ends_the_run_with_an_agent_error(field, value):
+    bad = Response([Text("3")], "end_turn", Usage(10, 5))
+    setattr(bad.usage, field, value)
+    error = fails_with_the_run(Replies(FIRST, bad))
+    assert f"usage.{field} must be a whole number of at least 0" in str(error)
+
+
+def test_a_usage_that_is_not_a_usage_ends_the_run_with_an_agent_error():
+    bad = Response([Text("3")], "end_turn")
+    bad.usage = {"input_tokens": 10}
+    assert "usage must be a Usage, got dict" in str(fails_with_the_run(Replies(FIRST, bad)))
+
+
+def test_tool_input_that_is_not_json_ends_the_run_with_an_agent_error():
+    bad = Response([ToolCall("toolu_2", "add", {"a": {1, 2}, "b": 1})], "tool_use")
+    assert "cannot be written as JSON" in str(fails_with_the_run(Replies(FIRST, bad)))
+
+
+def test_a_tool_that_calls_sys_exit_is_an_error_result_and_the_run_goes_on():
+    @tool
+    def leave() -> str:
+        """Leaves."""
+        raise SystemExit("bye")
+
+    run = Agent(ScriptedModel([call("leave"), "I could not leave."]), tools=[leave]).run("leave")
+    assert run.outcome == "answer"
+    assert run.steps[0].results[0].is_error and "sys.exit('bye')" in run.steps[0].results[0].content
+
+
+@pytest.mark.parametrize("timeout", [None, 5])
+def test_ctrl_c_in_a_tool_stops_the_run(timeout):
+    @tool(timeout=timeout)
+    def wait() -> str:
+        """Waits, and is interrupted."""
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        Agent(ScriptedModel([call("wait"), "never reached"]), tools=[wait]).run("wait")

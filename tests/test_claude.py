@@ -260,9 +260,9 @@ def test_count_tokens_asks_the_api_and_sends_no_max_tokens(fake):
     assert sent(fake) == {"model": "claude-test", "system": "Be brief.", "messages": hello}
 
 
-@pytest.mark.parametrize("timeout", [0, -1, float("inf"), float("nan"), True, "5"])
+@pytest.mark.parametrize("timeout", [0, -1, float("inf"), float("nan"), True, "5", 1e300])
 def test_a_timeout_must_be_a_positive_finite_number(timeout):
-    with pytest.raises(ValueError, match="timeout must be a number above 0 seconds"):
+    with pytest.raises(ValueError, match="timeout must be a number above 0 and at most 86,400 seconds"):
         Claude("claude-test", api_key="test-key", timeout=timeout)
 
 

@@ -268,7 +268,7 @@ LONG = Price(0.10, 0.50, 0.125, 0.01, long_prompt_from=100_000, long_prompt_fact
 
 
 @pytest.mark.parametrize("fields, complaint", [
-    ((-0.1, 0.5, 0.1, 0.01), "the input price must be a number of at least 0"),
+    ((-0.1, 0.5, 0.1, 0.01), "the input price must be a number between 0 and 1,000,000 dollars per million tokens"),
     ((0.1, float("nan"), 0.1, 0.01), "the output price must be"),
     ((0.1, 0.5, float("inf"), 0.01), "the cache_write price must be"),
     ((0.1, 0.5, 0.1, "0.01"), "the cache_read price must be"),

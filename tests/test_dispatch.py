@@ -244,15 +244,92 @@ def test_a_tool_without_timeout_runs_inline():
     assert seen == [threading.current_thread()]
 
 
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
-def test_a_tool_in_a_thread_that_exits_is_reported():
-    @tool
+@pytest.mark.parametrize("timeout", [None, 5])
+def test_a_tool_that_calls_sys_exit_is_an_error_result_inline_or_on_a_worker(timeout):
+    @tool(timeout=timeout)
     def leave() -> str:
         """Exits."""
-        sys.exit(1)
+        sys.exit(3)
 
     result = Dispatcher([leave])(ToolCall("1", "leave", {}))
-    assert result.is_error and "stopped without returning" in result.content
+    assert result == ToolResult("1", "tool 'leave' tried to end the program (sys.exit(3)); it was stopped", True)
+
+
+@pytest.mark.parametrize("timeout", [None, 5])
+def test_ctrl_c_inside_a_tool_still_stops_the_caller(timeout):
+    @tool(timeout=timeout)
+    def interrupted() -> str:
+        """Is interrupted."""
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        Dispatcher([interrupted])(ToolCall("1", "interrupted", {}))
+
+
+def test_workers_are_reused_between_calls():
+    seen = []
+
+    @tool(timeout=5)
+    def where() -> str:
+        """Says where it runs."""
+        seen.append(threading.current_thread())
+        return "here"
+
+    dispatcher = Dispatcher([where])
+    for i in range(5):
+        assert dispatcher(ToolCall(str(i), "where", {})).content == "here"
+    assert len(set(seen)) == 1 and seen[0] is not threading.current_thread()
+
+
+def test_a_hung_tool_is_reported_and_the_next_call_does_not_wait_for_it():
+    release, seen = threading.Event(), []
+
+    @tool(timeout=0.2)
+    def sometimes_hangs(hang: bool) -> str:
+        """Hangs when asked to."""
+        seen.append(threading.current_thread())
+        if hang:
+            release.wait(30)
+        return "done"
+
+    dispatcher = Dispatcher([sometimes_hangs])
+    try:
+        assert dispatcher(ToolCall("1", "sometimes_hangs", {"hang": True})).content.endswith("within 0.2 s")
+        started = time.monotonic()
+        assert dispatcher(ToolCall("2", "sometimes_hangs", {"hang": False})) == ToolResult("2", "done")
+        assert time.monotonic() - started < 0.2  # well inside the timeout: it did not queue behind the hung one
+        assert seen[0] is not seen[1]  # the hung worker was abandoned, another one took the call
+    finally:
+        release.set()
+
+
+def test_idle_workers_are_bounded_after_many_hang_at_once():
+    from teachagent import dispatch
+
+    release = threading.Event()
+
+    @tool(timeout=0.05)
+    def hang() -> str:
+        """Waits."""
+        release.wait(30)
+        return "late"
+
+    dispatcher = Dispatcher([hang])
+    results = [dispatcher(ToolCall(str(i), "hang", {})) for i in range(dispatch.MAX_IDLE_WORKERS + 4)]
+    assert all(r.is_error for r in results)
+    release.set()
+    deadline = time.monotonic() + 5
+    while sum(t.name == "teachagent tool worker" for t in threading.enumerate()) > dispatch.MAX_IDLE_WORKERS:
+        assert time.monotonic() < deadline, "workers beyond the idle bound did not end"
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("timeout", [float("inf"), float("nan"), 1e300, -1, 0, "5"])
+def test_a_timeout_changed_after_the_tool_was_made_is_checked_by_the_dispatcher(timeout):
+    t = Tool("t", "d", {"type": "object"}, lambda: "ok")
+    t.timeout = timeout
+    with pytest.raises(ValueError, match=r"the timeout of tool 't' must be a number above 0 and at most 86,400"):
+        Dispatcher([t])
 
 
 @pytest.mark.parametrize("tool_input", [None, [], "path=a.txt", 3, ["path", "a.txt"]])

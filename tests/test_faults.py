@@ -15,6 +15,7 @@ from fake_anthropic import (
     RETRY_FAST,
     Drip,
     FakeAnthropic,
+    Flood,
     Reset,
     Slow,
     error_body,
@@ -24,7 +25,7 @@ from fake_anthropic import (
 )
 
 from teachagent.agent import Agent, AgentError
-from teachagent.claude import CallTimedOut, Claude, UnexpectedReply
+from teachagent.claude import CallTimedOut, Claude, ReplyTooLarge, UnexpectedReply
 from teachagent.memory import MemoryStore, memory_tools
 from teachagent.replay import CassetteError, Recorder, read_cassette
 from teachagent.trace import Run
@@ -136,3 +137,16 @@ def test_a_reply_cut_by_max_tokens_in_the_middle_of_a_tool_call(fake, tmp_path):
     run = Agent(claude, memory_tools(store)).run("Work.")
     assert (run.outcome, run.answer, len(run.steps)) == ("max_tokens", None, 2)
     assert run.steps[1].results == [] and [n.text for n in store.all()] == ["step one is done"]
+
+
+@pytest.mark.parametrize("reply", [Flood(50 * 2**20), (200, {"padding": "x" * 2**20}, {})], ids=["unannounced", "announced"])
+def test_a_huge_reply_body_is_cut_off_with_the_partial_run_kept(fake, tmp_path, monkeypatch, reply):
+    """A body past the cap ends the call with a clear error, reading at most the cap (times the SDK's tries)."""
+    monkeypatch.setattr("teachagent.claude.MAX_REPLY_BYTES", 256 * 2**10)
+    started = time.monotonic()
+    error, store, recorder = run_until_fault(fake, tmp_path, *[reply] * (RETRIES + 1), timeout=20)
+    assert time.monotonic() - started < 15
+    assert isinstance(error.__cause__, ReplyTooLarge) and "step 2" in str(error)
+    assert "larger than 262,144 bytes" in str(error)
+    assert fake.requests[-1].headers.get("accept-encoding") == "identity"
+    check_nothing_half_done(error, store, recorder, tmp_path)

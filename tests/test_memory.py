@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from teachagent.agent import Agent, AgentError
 from teachagent.dispatch import Dispatcher
-from teachagent.memory import MemoryStore, MemoryStoreError, Note, memory_tools
+from teachagent.memory import MAX_SEARCH_WORDS, MemoryStore, MemoryStoreError, Note, memory_tools
 from teachagent.messages import Message, ToolCall, ToolResult, latest_results
 from teachagent.models import PromptTooLong, ScriptedModel, call
 from teachagent.plan import find_plan, write_plan
@@ -392,6 +396,123 @@ def test_a_store_with_a_damaged_data_page_is_refused_and_left_unchanged(tmp_path
         else:
             pytest.fail(f"a store with page {page} zeroed was opened and written to")
         assert path.read_bytes() == data, f"page {page}: the file was changed"
+
+
+def foreign_databases(tmp_path) -> dict[str, bytes]:
+    """SQLite files that belong to something else, as bytes."""
+    made = {}
+    for name, statements in {
+        "an app's users table": ["CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT)",
+                                 "INSERT INTO users (email) VALUES ('a@example.com')"],
+        "a notes table of another shape": ["CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)"],
+        "our table beside others": ["CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL, created TEXT)",
+                                    "CREATE TABLE cookies (name TEXT)"],
+        "an empty database of another program": ["PRAGMA application_id = 1234"],
+    }.items():
+        path = tmp_path / f"{len(made)}.sqlite"
+        with closing(sqlite3.connect(path)) as db, db:
+            for statement in statements:
+                db.execute(statement)
+        made[name] = path.read_bytes()
+        path.unlink()
+    return made
+
+
+def test_a_sqlite_file_of_something_else_is_refused_and_left_byte_for_byte(tmp_path):
+    for name, data in foreign_databases(tmp_path).items():
+        path = tmp_path / "theirs.sqlite"
+        path.write_bytes(data)
+        with pytest.raises(MemoryStoreError, match="is a SQLite database of something else") as caught:
+            MemoryStore(path)
+        assert caught.value._render_traceback_() == [f"MemoryStoreError: {caught.value}"], name  # one line
+        assert path.read_bytes() == data, f"{name}: the file was changed"
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["theirs.sqlite"], name  # no journal left
+
+
+def test_a_new_store_marks_its_file_and_an_older_unmarked_one_is_still_used(tmp_path):
+    from teachagent.memory import APPLICATION_ID
+
+    MemoryStore(tmp_path / "new.db").save("hello")
+    with closing(sqlite3.connect(tmp_path / "new.db")) as db:
+        assert db.execute("PRAGMA application_id").fetchone() == (APPLICATION_ID,)
+    old = tmp_path / "old.db"  # as MemoryStore made it before it wrote an id
+    with closing(sqlite3.connect(old)) as db, db:
+        db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL, "
+                   "created TEXT NOT NULL DEFAULT (datetime('now')))")
+        db.execute("INSERT INTO notes (text) VALUES ('kept')")
+    assert [n.text for n in MemoryStore(old).all()] == ["kept"]
+
+
+def test_saving_the_same_text_again_gives_back_the_same_note(store):
+    first = store.save("The meeting moved to Friday.")
+    store.save("Something else.")
+    assert store.save("  The meeting moved to Friday. ") == first
+    assert [n.id for n in store.all()] == [1, 2]
+
+
+def test_a_save_that_timed_out_is_not_duplicated_when_the_model_retries(tmp_path):
+    """The tool times out while another connection holds the file; the save lands later; the retry finds it."""
+    store = MemoryStore(tmp_path / "notes.db", timeout=10)
+    save_note = memory_tools(store)[0]
+    save_note.timeout = 0.2
+    dispatcher = Dispatcher([save_note])
+    blocker = sqlite3.connect(store.path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")  # another writer holds the file for a while
+    first = dispatcher(ToolCall("1", "save_note", {"text": "step one is done"}))
+    assert first.is_error and "did not finish within 0.2 s" in first.content
+    blocker.execute("COMMIT")
+    blocker.close()
+    deadline = time.monotonic() + 10
+    while not store.all():  # the abandoned save goes on and lands
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    retry = dispatcher(ToolCall("2", "save_note", {"text": "step one is done"}))
+    assert retry == ToolResult("2", "saved as note 1")
+    assert store.all() == [Note(1, "step one is done")]
+
+
+@pytest.mark.parametrize("words", [MAX_SEARCH_WORDS + 1, 3000, 40_000])
+def test_a_search_with_too_many_words_is_refused_without_blaming_the_file(store, words):
+    store.save("w1 w2")
+    with pytest.raises(ValueError, match=f"a search takes at most {MAX_SEARCH_WORDS} words") as caught:
+        store.search(" ".join(f"w{i}" for i in range(words)))
+    assert "memory file" not in str(caught.value) and len(str(caught.value)) < 300
+
+
+def test_a_very_long_word_is_refused_without_blaming_the_file(store):
+    with pytest.raises(ValueError, match="1,000 characters") as caught:
+        store.search("x" * 100_000)
+    assert "memory file" not in str(caught.value)
+
+
+@pytest.mark.parametrize("text, says", [
+    ("\ud800", "a character that is not valid Unicode text"),
+    ("before \udfff after", "a character that is not valid Unicode text ('\\udfff' at position 7"),
+    ("ok \udc80", "a character that is not valid Unicode text"),
+    ("a\x00b", "a NUL character"),
+])
+def test_lone_surrogates_and_nul_are_refused_clearly_in_a_search_and_a_save(store, text, says):
+    for act, what in ((store.search, "a search"), (store.save, "a note")):
+        with pytest.raises(ValueError, match=re.escape(f"{what} holds {says}")) as caught:
+            act(text)
+        assert "memory file" not in str(caught.value)
+    assert store.all() == []
+
+
+@given(st.lists(st.text(alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"),
+                        min_size=1, max_size=12),
+                min_size=1, max_size=4))
+@settings(max_examples=150)
+def test_any_saved_words_are_found_literally_whatever_they_hold(tmp_path_factory, words):
+    """FTS and LIKE syntax (quotes, *, %, _, NEAR, parentheses) is matched as plain characters."""
+    store = MemoryStore(tmp_path_factory.mktemp("m") / "notes.db")
+    words = [w for w in " ".join(words).split() if w]
+    if not words:
+        return
+    note = store.save(" ".join(words))
+    for word in words:
+        assert note in store.search(word)
+    assert note in store.search(" ".join(words[:MAX_SEARCH_WORDS]))
 
 
 # --- the memory tools, through the dispatcher -------------------------------------------------

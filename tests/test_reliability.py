@@ -246,8 +246,8 @@ def test_q_is_a_probability_even_after_rounding():
 # --- invalid input -------------------------------------------------------------------------
 
 BAD_PROBABILITIES = [-0.1, 1.1, -1e-12, 1 + 1e-12, math.nan, math.inf, -math.inf, True, False, "0.5", None]
-BAD_RETRIES = [-1, 1.0, 2.5, True, False, "2", None]
-BAD_LENGTHS = [0, -3, 1.0, 2.5, True, "3", None]
+BAD_RETRIES = [-1, 1.0, 2.5, True, False, "2", None, 10**6]
+BAD_LENGTHS = [0, -3, 1.0, 2.5, True, "3", None, 10**7]
 BAD_Q_FOR_N50 = [0, 0.0, 1, 1.0, -0.5, 1.5, math.nan, math.inf, True, False, "0.5", None]
 
 
@@ -269,7 +269,7 @@ def test_step_success_rejects_a_bad_d(value):
 
 @pytest.mark.parametrize("value", BAD_RETRIES, ids=repr)
 def test_step_success_rejects_a_bad_r(value):
-    with pytest.raises(ValueError, match=message("r must be a whole number of at least 0", value)):
+    with pytest.raises(ValueError, match=message("r must be a whole number between 0 and 10,000", value)):
         step_success(0.5, 0.5, value)
 
 
@@ -281,7 +281,7 @@ def test_task_success_rejects_a_bad_q(value):
 
 @pytest.mark.parametrize("value", BAD_LENGTHS, ids=repr)
 def test_task_success_rejects_a_bad_n(value):
-    with pytest.raises(ValueError, match=message("n must be a whole number of at least 1", value)):
+    with pytest.raises(ValueError, match=message("n must be a whole number between 1 and 1,000,000", value)):
         task_success(0.5, value)
 
 
@@ -300,14 +300,14 @@ def test_n50_approx_rejects_q_outside_the_open_interval(value):
 @pytest.mark.parametrize(
     "kwargs, expected",
     [
-        (dict(trials=0), "trials must be a whole number of at least 1, got 0"),
-        (dict(trials=-5), "trials must be a whole number of at least 1, got -5"),
-        (dict(trials=10.0), "trials must be a whole number of at least 1, got 10.0"),
-        (dict(n=0), "n must be a whole number of at least 1, got 0"),
-        (dict(n=2.0), "n must be a whole number of at least 1, got 2.0"),
+        (dict(trials=0), "trials must be a whole number between 1 and 10,000,000, got 0"),
+        (dict(trials=-5), "trials must be a whole number between 1 and 10,000,000, got -5"),
+        (dict(trials=10.0), "trials must be a whole number between 1 and 10,000,000, got 10.0"),
+        (dict(n=0), "n must be a whole number between 1 and 1,000,000, got 0"),
+        (dict(n=2.0), "n must be a whole number between 1 and 1,000,000, got 2.0"),
         (dict(p=1.5), "p must be a number between 0 and 1, got 1.5"),
         (dict(d=math.nan), "d must be a number between 0 and 1, got nan"),
-        (dict(r=-1), "r must be a whole number of at least 0, got -1"),
+        (dict(r=-1), "r must be a whole number between 0 and 10,000, got -1"),
     ],
 )
 def test_simulate_rejects_bad_input(kwargs, expected):

@@ -4,7 +4,10 @@ import inspect
 import os
 import subprocess
 import sys
+import threading
+import time
 from typing import Literal, Optional, Union
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -55,7 +58,7 @@ def test_tool_requires_a_callable():
         Tool("t", "d", OBJECT, "not a function")
 
 
-@pytest.mark.parametrize("timeout", [0, -1, "5", True, float("nan")])
+@pytest.mark.parametrize("timeout", [0, -1, "5", True, float("nan"), float("inf"), 1e300, 10**400])
 def test_tool_rejects_bad_timeouts(timeout):
     with pytest.raises(ValueError, match="timeout"):
         Tool("t", "d", OBJECT, echo, timeout=timeout)
@@ -533,3 +536,120 @@ def test_importing_teachagent_does_not_import_jsonschema():
     code = "import sys, teachagent, teachagent.tools, teachagent.dispatch; print('jsonschema' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+# --- read_file holds against hostile files -------------------------------------------
+
+
+def test_read_file_reads_only_its_limit_of_a_huge_sparse_file(sandbox):
+    import resource
+
+    huge = sandbox / "huge.txt"
+    with open(huge, "wb") as f:
+        f.write(b"start ")
+    os.truncate(huge, 8 * 2**30)  # 8 GiB of NUL bytes that take no disk space
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.monotonic()
+    text = read(sandbox, "huge.txt", max_chars=1000)
+    assert time.monotonic() - started < 2
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before  # KiB on Linux
+    assert grown_kib < 100 * 1024  # reading it whole would take 8 GiB
+    assert text.startswith("start \x00")
+    assert text.endswith("[the file was cut here: the rest of the file's 8,589,934,592 bytes were left out; "
+                         "only its first 1,000 characters are shown]")
+
+
+def test_read_file_knows_the_exact_count_when_the_whole_file_fits(sandbox, monkeypatch):
+    monkeypatch.setattr("teachagent.tools.WHOLE_UP_TO", 0)  # only the characters asked for decide
+    for size in range(1, 30):  # around the read limit of 4 * (max_chars + 1) bytes
+        (sandbox / "e.txt").write_text("é" * size, encoding="utf-8")
+        text = read(sandbox, "e.txt", max_chars=5)
+        if size <= 5:
+            assert text == "é" * size
+        else:
+            assert text.startswith("é" * 5 + "\n\n[the file was cut here: ")
+            assert "only the first 5 are shown]" in text or "only its first 5 characters are shown]" in text
+
+
+@given(st.text(min_size=1, max_size=60), st.integers(1, 20))
+@settings(max_examples=200)
+def test_read_file_shows_exactly_the_first_characters_of_any_text(tmp_path_factory, body, max_chars):
+    folder = tmp_path_factory.mktemp("any")
+    (folder / "t.txt").write_bytes(body.encode("utf-8", "surrogatepass"))
+    try:
+        with mock.patch("teachagent.tools.WHOLE_UP_TO", 0):  # so cuts fall inside the text, even mid-character
+            text = read(folder, "t.txt", max_chars=max_chars)
+    except ValueError as error:  # lone surrogates are not UTF-8
+        assert "not a UTF-8 text file" in str(error)
+        assert any("\ud800" <= ch <= "\udfff" for ch in body)
+        return
+    assert text.startswith(body[:max_chars])
+    assert (text == body) == (len(body) <= max_chars)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_read_file_refuses_a_fifo_without_blocking(sandbox):
+    os.mkfifo(sandbox / "pipe")  # nobody ever writes to it: a plain open would wait for good
+    outcome = []
+    worker = threading.Thread(target=lambda: outcome.append(_refusal(sandbox, "pipe")), daemon=True)
+    worker.start()
+    worker.join(5)
+    assert not worker.is_alive(), "reading a FIFO blocked"
+    assert "is not a regular file" in outcome[0]
+
+
+def test_read_file_refuses_a_socket(sandbox):
+    socket = pytest.importorskip("socket")
+    if not hasattr(socket, "AF_UNIX"):
+        pytest.skip("no Unix sockets here")
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(sandbox / "sock"))
+        assert "sock" in _refusal(sandbox, "sock")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero here")
+def test_read_file_refuses_a_link_to_a_device_even_from_a_root_that_holds_it(tmp_path):
+    (tmp_path / "zero").symlink_to("/dev/zero")
+    assert "outside the folder" in _refusal(tmp_path, "zero")
+    assert "not a regular file" in _refusal("/dev", "zero")  # a device inside the folder itself
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symlinks need privileges on Windows")
+def test_read_file_a_folder_swapped_for_a_symlink_after_the_check_leaks_nothing(sandbox, monkeypatch):
+    """The swap happens at the worst moment: after the path was resolved and checked, just before the open."""
+    outside = sandbox.parent / "outside"
+    outside.mkdir()
+    (outside / "intro.md").write_text("SECRET", encoding="utf-8")
+    real_open = os.open
+
+    def swap_then_open(path, *args, **kwargs):
+        if (sandbox / "docs").is_dir() and not (sandbox / "docs").is_symlink():
+            (sandbox / "docs").rename(sandbox / "docs_old")
+            (sandbox / "docs").symlink_to(outside, target_is_directory=True)
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", swap_then_open)
+    assert "outside the folder" in _refusal(sandbox, "docs/intro.md")
+    assert (sandbox / "docs").is_symlink()  # the swap did happen
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symlinks need privileges on Windows")
+def test_read_file_a_last_part_swapped_for_a_symlink_is_not_followed(sandbox, monkeypatch):
+    real_open = os.open
+
+    def swap_then_open(path, *args, **kwargs):
+        if not (sandbox / "notes.txt").is_symlink():
+            (sandbox / "notes.txt").unlink()
+            (sandbox / "notes.txt").symlink_to(sandbox.parent / "secret.txt")
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", swap_then_open)
+    refusal = _refusal(sandbox, "notes.txt")
+    assert "SECRET" not in refusal and "could not read" in refusal
+
+
+def _refusal(root, path) -> str:
+    """The message read_file refuses `path` with (the test fails if it reads it)."""
+    with pytest.raises(ValueError) as info:
+        read(root, path)
+    return str(info.value)
