@@ -49,8 +49,16 @@ def at_least_one(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error).removeprefix("the value ")) from None
 
 
+USAGE = "%(prog)s [options]\n       %(prog)s notebook {record,replay} NOTEBOOK [--cassette PATH]"
+NOTEBOOK_COMMANDS = ("notebook record runs a notebook against Claude (needs ANTHROPIC_API_KEY) and records every call "
+                     "to a cassette, notebooks/cassettes/<notebook>.jsonl unless --cassette says otherwise; notebook "
+                     "replay runs it again from that cassette, with no key and no network. For instructors: record "
+                     "once, replay in class (teachagent notebook --help).")
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="teachagent", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="teachagent", usage=USAGE, description=__doc__.splitlines()[0],
+                                     epilog=NOTEBOOK_COMMANDS)
     parser.add_argument("--strategy", choices=list(STRATEGIES), default="excerpt",
                         help="how the scripted researcher works (offline only; default: excerpt)")
     parser.add_argument("--mode", choices=MODES, help="offline, live (needs ANTHROPIC_API_KEY), record or replay "
@@ -144,12 +152,12 @@ def research_main(argv: list[str]) -> int:
               'answer, or with lines like: call search {"query": "KL divergence"}. Ctrl-D stops.')
     else:
         try:
-            model = select_model(scripted, mode=args.mode, cassette=args.cassette)
+            model = select_model(scripted, mode=args.mode, cassette=args.cassette, file=sys.stderr)  # stdout: the run
         except (CourseError, ValueError) as error:  # no key, or a cassette that cannot be used: before any call
             print(f"teachagent: {error}", file=sys.stderr)
             return 2
     if model is scripted and args.question != QUESTION:
-        print("[teachagent] note: the scripted researcher answers the KL question whatever you ask.")
+        print("[teachagent] note: the scripted researcher answers the KL question whatever you ask.", file=sys.stderr)
     agent = research_agent(args.strategy, model=model, library=library, max_steps=args.max_steps, on_step=print_step)
     print(f"question: {args.question}", flush=True)
 

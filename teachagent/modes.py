@@ -20,7 +20,7 @@ import atexit
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .display import shorten
 from .errors import SettingError
@@ -82,7 +82,8 @@ def _finish_at_exit(recorder: Recorder) -> None:
             print(f"teachagent: {error}", file=sys.__stderr__)
 
 
-def select_model(script: Any = None, mode: str | None = None, quiet: bool = False, cassette: str | Path | None = None) -> Model:
+def select_model(script: Any = None, mode: str | None = None, quiet: bool = False, cassette: str | Path | None = None,
+                 file: TextIO | None = None) -> Model:
     """The model a lesson should use, chosen by `mode` or else `TEACHAGENT_MODE`.
 
     - `offline` (the default): a `ScriptedModel` playing `script` (a list of steps or a
@@ -93,6 +94,9 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
     - `replay`: answers read back from that cassette; no key, no network.
 
     Prints one line saying which it chose, so a scripted run can never pass for a real one.
+    It goes to `file`, or else to standard output: a notebook shows it under the cell
+    (Jupyter would shade standard error as a failure); the terminal demo passes sys.stderr,
+    which keeps its standard output for the run itself.
     """
     chosen = (mode or os.environ.get("TEACHAGENT_MODE") or "offline").strip().lower()
     if chosen not in MODES:
@@ -128,5 +132,5 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
             "more). For Claude: TEACHAGENT_MODE=live and ANTHROPIC_API_KEY."
         )
     if not quiet:
-        print(f"[teachagent] {banner}")
+        print(f"[teachagent] {banner}", file=file)  # None: standard output, as print does
     return model

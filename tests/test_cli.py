@@ -35,9 +35,10 @@ def test_default_run_prints_every_step_and_the_answer(capsys):
     expected = research_agent("excerpt").run(QUESTION)  # the same scripted run, for its c_k and Z
 
     assert cli.main([]) == 0
-    out = capsys.readouterr().out
-    first = out.splitlines()[0]
-    assert "offline mode" in first and "ScriptedModel" in first and "not Claude" in first
+    out, err = capsys.readouterr()
+    assert err.startswith("[teachagent] offline mode") and "ScriptedModel" in err and "not Claude" in err
+    assert err.count("\n") == 1  # the banner, on standard error: standard output is the run alone
+    assert out.startswith("question: ")
     for step in expected.steps:
         assert f"step {step.index}: c_{step.index} = {step.context_tokens} tokens" in out
     assert "call:  search {" in out and "call:  calculate {" in out
@@ -131,7 +132,9 @@ def test_a_failed_model_call_exits_1_and_keeps_the_partial_run(monkeypatch, tmp_
     assert cli.main(["--json", str(path)]) == 1
     out, err = capsys.readouterr()
     assert "got:   ERROR " in out  # the failed read in step 1 is marked
-    assert err.strip().splitlines() == ["teachagent: the model call at step 2 failed: ZeroDivisionError: division by zero"]
+    banner, failed = err.splitlines()
+    assert banner.startswith("[teachagent] offline mode")
+    assert failed == "teachagent: the model call at step 2 failed: ZeroDivisionError: division by zero"
     run = Run.from_json(path.read_text(encoding="utf-8"))
     assert (len(run.steps), run.outcome) == (1, "error")
 
@@ -142,8 +145,26 @@ def test_python_dash_m_teachagent_runs_in_a_fresh_process():
         capture_output=True, text=True, encoding="utf-8", timeout=60, cwd=Path(__file__).parent,
     )
     assert done.returncode == 0, done.stderr
-    assert "not Claude" in done.stdout.splitlines()[0]
+    assert "not Claude" in done.stderr and "not Claude" not in done.stdout
     assert "0.119" in done.stdout and "outcome: answer" in done.stdout
+
+
+def test_help_lists_the_notebook_commands(capsys):
+    with pytest.raises(SystemExit) as caught:
+        cli.main(["--help"])
+    assert caught.value.code == 0
+    shown = capsys.readouterr().out
+    assert "teachagent notebook {record,replay} NOTEBOOK [--cassette PATH]" in shown.splitlines()[1]  # in the usage
+    said = " ".join(shown.split())
+    assert "notebook record runs a notebook against Claude (needs ANTHROPIC_API_KEY) and records every call" in said
+    assert "notebook replay runs it again from that cassette, with no key and no network" in said
+
+
+def test_a_question_the_script_ignores_is_noted_on_standard_error(capsys):
+    assert cli.main(["--question", "Is entropy a distance?"]) == 0
+    out, err = capsys.readouterr()
+    assert "[teachagent] note: the scripted researcher answers the KL question whatever you ask." in err
+    assert "[teachagent]" not in out and "question: Is entropy a distance?" in out
 
 
 def test_the_console_script_points_at_main():
@@ -175,7 +196,7 @@ def demo_recording(tmp_path_factory):
     with pytest.MonkeyPatch.context() as env, FakeAnthropic(policy_server([search_and_excerpt(Library())])) as fake:
         env.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
         env.setenv("ANTHROPIC_BASE_URL", fake.base_url)
-        with contextlib.redirect_stdout(printed):
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
             assert cli.main(["--mode", "record", "--cassette", str(cassette)]) == 0
         assert len(fake.requests) == 4
     return cassette, printed.getvalue()
@@ -187,8 +208,8 @@ def test_a_run_recorded_through_the_sdk_replays_to_the_same_output(demo_recordin
     assert len(read_cassette(cassette)) == 4
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # nothing listens: replay must not call out
     assert cli.main(["--mode", "replay", "--cassette", str(cassette)]) == 0
-    replayed = capsys.readouterr().out
-    assert "replay mode" in replayed and "no API calls" in replayed
+    replayed, banner = capsys.readouterr()
+    assert "replay mode" in banner and "no API calls" in banner
     assert without_banners(replayed) == without_banners(recorded)
     assert "0.119" in replayed and "outcome: answer" in replayed
 
@@ -197,7 +218,9 @@ def test_a_question_never_recorded_is_one_line_with_the_fix(demo_recording, caps
     cassette, _ = demo_recording
     assert cli.main(["--mode", "replay", "--cassette", str(cassette), "--question", "Is entropy a distance?"]) == 1
     out, err = capsys.readouterr()
-    assert err.count("\n") == 1 and err.startswith("teachagent: the model call at step 1 failed: CassetteError: ")
+    banner, err = err.splitlines(keepends=True)  # the replay banner, then one line for the error
+    assert banner.startswith("[teachagent] replay mode")
+    assert err.startswith("teachagent: the model call at step 1 failed: CassetteError: ")
     assert "nearest recorded request: call 1 (1 message)" in err and 'now "Is entropy a distance?"' in err
     assert err.endswith("undo the change, or ask the instructor for a new recording\n")
     assert "outcome: error" in out
@@ -213,7 +236,8 @@ def test_a_failed_recording_keeps_the_old_cassette_and_still_saves_the_run(demo_
                    (500, error_body("api_error", "down"), {"x-should-retry": "false"}))
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
         assert cli.main(["--mode", "record", "--cassette", str(cassette), "--json", str(path)]) == 1
-    err = capsys.readouterr().err.splitlines()
+    banner, *err = capsys.readouterr().err.splitlines()
+    assert banner.startswith("[teachagent] record mode")
     assert err[0].startswith("teachagent: the model call at step 2 failed: InternalServerError")
     assert err[1] == (f"teachagent: 1 of 2 calls failed, so {cassette} was left as it was "
                       "and the partial recording deleted; record again")

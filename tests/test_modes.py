@@ -1,6 +1,7 @@
 """How a lesson and the terminal demo pick their model, and how the cassette is wired in."""
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,16 @@ def test_default_is_offline_and_says_it_is_scripted(env, capsys):
     assert "ScriptedModel" in banner and "not Claude" in banner
 
 
+def test_the_banner_goes_where_it_is_sent(env, capsys):
+    """Standard output by default, where a notebook shows it; the terminal demo sends it to standard error."""
+    select_model(["hi"], file=sys.stderr)
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("[teachagent] offline mode") and err.count("\n") == 1
+    select_model(["hi"])
+    out, err = capsys.readouterr()
+    assert out.startswith("[teachagent] offline mode") and err == ""
+
+
 def test_offline_uses_a_given_scripted_model_as_is(env):
     model = ScriptedModel(["hi"])
     assert select_model(model, quiet=True) is model
@@ -38,7 +49,7 @@ def test_offline_uses_a_given_scripted_model_as_is(env):
 
 def test_quiet_prints_nothing(env, capsys):
     select_model(["hi"], quiet=True)
-    assert capsys.readouterr().out == ""
+    assert capsys.readouterr() == ("", "")
 
 
 def test_offline_needs_a_script(env):

@@ -47,7 +47,7 @@ def evaluate(expression: str) -> float:
         raise CalculatorError(f"the expression is {len(expression)} characters long; the limit is {MAX_CHARS}")
     try:
         tree = ast.parse(expression.strip().replace("^", "**"), mode="eval")
-    except SyntaxError:
+    except (SyntaxError, ValueError):  # a null byte: ValueError on Python 3.10 and early 3.11, SyntaxError later
         raise CalculatorError(f"cannot read {expression!r} as arithmetic") from None
     try:
         return float(_eval(tree.body, 0))
