@@ -713,18 +713,7 @@ def test_the_answer_says_no_with_numbers_from_the_calculator(excerpt_run, everyt
 @pytest.mark.parametrize("strategy", ["excerpt", "everything"])
 def test_the_numbers_in_the_answer_are_the_calculators(monkeypatch, strategy):
     """Swap in a calculator that gives other values: the answer must carry those, so none is typed in."""
-    fake_values = {kl_expression(P, Q): 0.5, kl_expression(Q, P): 0.25}
-
-    @tool
-    def calculate(expression: str) -> str:
-        """A calculator that gives made-up values.
-
-        Args:
-            expression: the expression.
-        """
-        return f"{expression} = {fake_values[expression]:.6g}"
-
-    monkeypatch.setattr(researcher, "calculate", calculate)
+    with_calculator(monkeypatch, {kl_expression(P, Q): 0.5, kl_expression(Q, P): 0.25})
     run = research_agent(strategy).run(QUESTION)
     assert run.outcome == "answer"
     assert "= 0.500 bits" in run.answer and "= 0.250 bits" in run.answer
