@@ -107,6 +107,40 @@ def test_usage_counts_the_context_read_and_the_reply_written():
     )
 
 
+def test_usage_grows_with_the_conversation_as_a_full_recount_would():
+    """The model counts only the new messages of a growing conversation; the number is the recount's."""
+    tools = [{"name": "ls", "description": "List files.", "input_schema": {"type": "object"}}]
+    model = ScriptedModel(lambda messages: [Text(f"step {len(messages)}"), call("ls")])
+    messages = [Message("user", "hello world")]
+    for k in range(6):
+        response = model.complete("Be brief.", messages, tools)
+        assert response.usage.input_tokens == tokens.context_tokens("Be brief.", messages, tools)
+        messages += [response.to_message(), Message("user", [ToolResult(response.tool_calls[0].id, "a b " * k)])]
+
+
+@pytest.mark.parametrize("change", ["new system", "new tools", "shorter", "first replaced", "last replaced",
+                                    "rebuilt list", "other conversation"])
+def test_usage_of_a_context_that_does_not_continue_the_last_one_is_recounted(change):
+    tools = [{"name": "ls", "description": "List files.", "input_schema": {"type": "object"}}]
+    model = ScriptedModel(lambda messages: "ok")
+    messages = [Message("user", "one two"), Message("assistant", "three"), Message("user", "four five six")]
+    model.complete("Be brief.", messages, tools)
+    system = "Be very brief." if change == "new system" else "Be brief."
+    if change == "new tools":
+        tools = [*tools, {"name": "cat", "description": "Print a file.", "input_schema": {"type": "object"}}]
+    elif change == "shorter":
+        messages = messages[:1]
+    elif change == "first replaced":
+        messages[0] = Message("user", "a much longer first message than before")
+    elif change == "last replaced":
+        messages[-1] = Message("user", "seven")
+    elif change == "rebuilt list":
+        messages = [Message(m.role, m.content) for m in messages] + [Message("assistant", "eight nine")]
+    elif change == "other conversation":
+        model.complete("", [Message("user", "something else entirely")])
+    assert model.complete(system, messages, tools).usage.input_tokens == tokens.context_tokens(system, messages, tools)
+
+
 def test_usage_of_a_known_reply():
     assert ScriptedModel(["hello world"]).complete("", HI).usage.output_tokens == 2
 
