@@ -18,6 +18,7 @@ from typing import Any
 from .display import shorten
 from .errors import SettingError
 from .messages import ToolCall, ToolResult
+from .schema import input_validator
 from .tools import Tool, check_timeout
 
 MAX_PROBLEMS = 10  # schema errors listed in one result; enough to fix a call, short enough to read
@@ -28,8 +29,6 @@ class Dispatcher:
     """Runs tool calls against a fixed set of tools, turning every failure into a ToolResult."""
 
     def __init__(self, tools: Iterable[Tool]) -> None:
-        from jsonschema import Draft202012Validator, SchemaError  # imported here to keep `import teachagent` light
-
         self._tools: dict[str, Tool] = {}
         self._validators: dict[str, Any] = {}  # one per tool, built once
         for t in tools:
@@ -38,12 +37,11 @@ class Dispatcher:
             if t.name in self._tools:
                 raise SettingError(f"two tools are named {t.name!r}; the model calls tools by name, so names must differ")
             try:
-                Draft202012Validator.check_schema(t.input_schema)
-            except SchemaError as exc:
-                raise ValueError(f"tool {t.name!r} has an invalid input_schema: {exc.message}") from exc
+                self._validators[t.name] = input_validator(t.input_schema)  # checked once per schema
+            except ValueError as exc:
+                raise ValueError(f"tool {t.name!r} has an invalid input_schema: {exc}") from exc
             check_timeout(t.name, t.timeout)  # again: a Tool's fields can be changed after it was made
             self._tools[t.name] = t
-            self._validators[t.name] = Draft202012Validator(t.input_schema)
 
     @property
     def specs(self) -> list[dict[str, Any]]:

@@ -1,16 +1,19 @@
-"""From a Python function's signature and docstring to the JSON schema a model reads.
+"""JSON schemas for tools: made from a Python function, and checked with jsonschema.
 
-The machinery behind `@tool` (notebooks/02_tools.ipynb shows what it produces); it
-imports nothing else from teachagent. Type hints give each parameter's JSON type, a
-default makes a parameter optional, and the docstring's `Args:` section gives each
-parameter its description.
+The machinery behind `@tool` and the dispatcher (notebooks/02_tools.ipynb shows what
+it produces); it imports nothing else from teachagent. Type hints give each parameter's
+JSON type, a default makes a parameter optional, and the docstring's `Args:` section
+gives each parameter its description. `input_validator` checks a schema once and gives
+the validator that the dispatcher runs on every call's input.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import re
+import sys
 import types
 from collections.abc import Callable
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
@@ -152,3 +155,61 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
             elif current is not None:  # a continuation line, indented deeper than its entry
                 args[current] = f"{args[current]} {text}".strip()
     return " ".join(summary), args
+
+
+# --- checking input against a schema ------------------------------------------------------
+
+# Libraries jsonschema imports, if they are installed, only to check "format" keywords
+# ("iri", "duration", "color", ...). A validator checks formats only when it is given a
+# FormatChecker, which the dispatcher never does. One of them, rfc3987_syntax (which
+# Jupyter's own dependencies install), builds a whole URI grammar as it is imported:
+# about a second before the first tool call of every program and kernel.
+_FORMAT_HELPERS = ("rfc3987_syntax", "rfc3987", "rfc3986_validator", "rfc3339_validator", "isoduration",
+                   "fqdn", "idna", "webcolors", "jsonpointer", "uri_template")
+
+
+@functools.cache
+def _jsonschema() -> Any:
+    """The jsonschema module, imported without the libraries behind its format checks.
+
+    A module whose entry in `sys.modules` is None cannot be imported, and jsonschema
+    skips a format whose library does not import. The entries are removed right after,
+    so other code can still import those libraries.
+    """
+    kept_out = [] if "jsonschema" in sys.modules else [name for name in _FORMAT_HELPERS if name not in sys.modules]
+    sys.modules.update(dict.fromkeys(kept_out))  # type: ignore[arg-type]
+    try:
+        import jsonschema
+    finally:
+        for name in kept_out:
+            if sys.modules.get(name, ...) is None:
+                del sys.modules[name]
+    return jsonschema
+
+
+def input_validator(schema: dict[str, Any]) -> Any:
+    """A jsonschema (draft 2020-12) validator for input to a tool whose input schema is `schema`.
+
+    Raises ValueError if `schema` is not JSON or not a valid JSON schema. Checking a
+    schema against the JSON-schema metaschema takes about a millisecond, and a lesson
+    may build hundreds of agents over the same tools, so each schema is checked once:
+    validators are kept by the schema's JSON text. A validator holds its own copy of the
+    schema, so changing the dict afterwards does not change what it checks.
+    """
+    try:
+        text = json.dumps(schema, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"it cannot be written as JSON: {exc}") from None
+    return _checked_validator(text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _checked_validator(text: str) -> Any:
+    """The validator for the schema written as `text`; its checks against the metaschema, made once."""
+    jsonschema = _jsonschema()
+    schema = json.loads(text)
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise ValueError(exc.message) from exc
+    return jsonschema.Draft202012Validator(schema)
