@@ -193,11 +193,13 @@ def input_validator(schema: dict[str, Any]) -> Any:
     Raises ValueError if `schema` is not JSON or not a valid JSON schema. Checking a
     schema against the JSON-schema metaschema takes about a millisecond, and a lesson
     may build hundreds of agents over the same tools, so each schema is checked once:
-    validators are kept by the schema's JSON text. A validator holds its own copy of the
-    schema, so changing the dict afterwards does not change what it checks.
+    validators are kept by the schema's JSON text. The text keeps the schema's key order,
+    which decides the order in which a validator lists the problems of an input. A
+    validator holds its own copy of the schema, so changing the dict afterwards does not
+    change what it checks.
     """
     try:
-        text = json.dumps(schema, sort_keys=True, allow_nan=False)
+        text = json.dumps(schema, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"it cannot be written as JSON: {exc}") from None
     return _checked_validator(text)

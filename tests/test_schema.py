@@ -34,6 +34,16 @@ def test_many_dispatchers_over_the_same_tools_check_the_schema_once():
     assert (after.misses, after.hits) == (before.misses, before.hits + 50)
 
 
+def test_problems_are_listed_in_the_order_of_the_schemas_keys():
+    """The key order is part of the cache key: reordered, the same schema lists its problems in the new order."""
+    properties = {"text": {"type": "string"}, "unit": {"enum": ["words", "characters"]}}
+    first = {"type": "object", "properties": properties, "additionalProperties": False, "required": ["text"]}
+    second = dict(reversed(first.items()))
+    wrong = {"txt": "hi", "unit": "chars"}
+    kinds = [[e.validator for e in input_validator(s).iter_errors(wrong)] for s in (first, second)]
+    assert kinds == [["enum", "additionalProperties", "required"], ["required", "additionalProperties", "enum"]]
+
+
 def test_changing_the_schema_afterwards_does_not_change_the_validator():
     schema = copy.deepcopy(SCHEMA)
     validator = input_validator(schema)

@@ -1,0 +1,16 @@
+"""pytest settings that apply wherever it is started: how many workers run the tests.
+
+`pyproject.toml` asks pytest-xdist for one worker per CPU (`-n auto`), each taking whole
+files (`--dist loadfile`), so a notebook's cells run in order in one kernel. A single
+file gains nothing from a second worker, so it runs without any.
+"""
+
+from pathlib import Path
+
+
+def pytest_xdist_auto_num_workers(config):
+    """No workers for one file (`pytest tests/test_agent.py`); otherwise xdist's own choice."""
+    paths = {arg.split("::")[0] for arg in config.args}
+    if len(paths) == 1 and Path(config.invocation_params.dir, *paths).is_file():
+        return 0
+    return None
