@@ -1,9 +1,11 @@
 """How long validating the course takes, against the least it could take.
 
-`pytest` re-executes every notebook under nbval, and each notebook needs a fresh
-Jupyter kernel. Starting that many empty kernels, one after another, is the floor no
-notebook test can go below; the ratio says how much of the validation time is the
-lessons' own work. The whole `pytest` (unit tests included) is timed too.
+`pytest notebooks` re-executes every notebook under nbval, each in a fresh Jupyter
+kernel, on one worker per CPU (pytest-xdist, whole notebooks per worker: see
+pyproject.toml). Its floor is what no notebook test can go below when run one after
+another: pytest's start-up plus one empty kernel per notebook, started, waited for and
+shut down in turn. The two take turns over a few rounds. The whole `pytest` (unit tests
+and notebooks) is timed once: it takes minutes.
 """
 
 from __future__ import annotations
@@ -13,38 +15,41 @@ import sys
 import time
 from pathlib import Path
 
+from timing import Row, interleaved
+
 ROOT = Path(__file__).resolve().parent.parent
+ROUNDS = 3
 
 
-def timed(command: list[str]) -> float:
-    started = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, check=True, capture_output=True, timeout=900)
-    return time.perf_counter() - started
+def run(command: list[str]) -> None:
+    subprocess.run(command, cwd=ROOT, check=True, capture_output=True, timeout=1800)
 
 
-def empty_kernels(count: int) -> float:
-    """Seconds to start `count` empty kernels one after another, each waited for and shut down."""
+def empty_kernels(count: int) -> None:
+    """Start `count` empty kernels one after another, each waited for and shut down."""
     from jupyter_client.manager import start_new_kernel
 
-    started = time.perf_counter()
     for _ in range(count):
         manager, client = start_new_kernel(kernel_name="python3", stderr=subprocess.DEVNULL)
         client.stop_channels()
         manager.shutdown_kernel(now=True)
-    return time.perf_counter() - started
 
 
-def rows() -> list[tuple]:
+def rows() -> list[Row]:
     notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
-    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly"]
-    startup = timed([*pytest, "--collect-only", "tests/test_import.py"])  # pytest and its plugins loading
-    lessons = timed([*pytest, "notebooks"])
-    whole = timed(pytest)
-    floor = startup + empty_kernels(len(notebooks))
-    group = f"d. course, {len(notebooks)} notebooks"
+    pytest = [sys.executable, "-m", "pytest", "-q"]
+    t = interleaved({
+        "lessons": lambda: run([*pytest, "notebooks"]),
+        "floor": lambda: (run([*pytest, "-n", "0", "--collect-only", "tests/test_import.py"]),
+                          empty_kernels(len(notebooks))),
+    }, ROUNDS)
+    started = time.perf_counter()
+    run(pytest)
+    whole = time.perf_counter() - started
+    group = f"e. course, {len(notebooks)} notebooks"
     return [
-        (group, "pytest notebooks (nbval, every lesson re-executed)", lessons, "s"),
-        (group, f"floor: pytest start-up + {len(notebooks)} empty kernels", floor, "s"),
-        (group, "validation / floor", lessons / floor, "x"),
-        (group, "pytest, the whole suite", whole, "s"),
+        (group, "pytest notebooks (nbval, every lesson re-executed, -n auto)", *t["lessons"], "s"),
+        (group, f"its floor: pytest start-up + {len(notebooks)} empty kernels, one after another", *t["floor"], "s"),
+        (group, "pytest notebooks / floor", t["lessons"][0] / t["floor"][0], t["lessons"][1] / t["floor"][1], "x"),
+        (group, "pytest, the whole suite (-n auto), one run", whole, None, "s"),
     ]

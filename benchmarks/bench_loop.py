@@ -1,56 +1,40 @@
-"""What the agent loop itself costs, apart from the model.
+"""What the agent loop costs apart from the model, and what an offline lesson's run costs.
 
-Three questions, each answered with ratios measured in one run (absolute times depend
-on the machine, ratios much less):
-
-a. Overhead per step: `Agent.run` against a bare loop doing the same model calls and
-   tool calls by hand, and what the thread behind a tool's timeout adds.
-b. Token accounting: `Agent.run` grows c_k by the tokens of the new messages only, so a
-   run's accounting is linear in its steps. Recounting the whole context at every step
-   (as a naive loop would) is quadratic; the token cache hides most of that, and without
-   it the recount dominates.
-c. `import teachagent`: the time a fresh interpreter takes to import it, against one that
-   imports nothing.
-
-`rows()` runs them all and returns (benchmark, measurement, value, unit) rows.
+a. The loop's own work per step, with an instant stub model (timing.InstantModel) and a
+   tool that returns at once: a bare hand-written loop making the same model and tool
+   calls, `Agent.run` with the tool run inline (timeout=None), and `Agent.run` with the
+   tool run under its default time limit. At K = 10, 100 and 1000 steps: flat rows
+   mean a step costs the same however long the run.
+b. Building an agent, outside the runs above: `Agent(...)` over one tool whose schema
+   was checked before, and the first check of a schema never seen.
+c. The whole offline path, as a lesson runs it: `Agent.run` with a `ScriptedModel`
+   policy, whose usage is real tiktoken counts, at K = 10, 100 and 1000; beside it the
+   same run with a model that recounts its whole context at every step, as
+   ScriptedModel did before issue 17 (quadratic: it grows with K).
+d. Start-up: `import teachagent` in a fresh interpreter, and the terminal demo
+   (`python -m teachagent`, offline) from its start until it prints its first step.
 """
 
 from __future__ import annotations
 
-import gc
-import json
+import os
 import statistics
 import subprocess
 import sys
 import time
 
-from teachagent import tokens
+from timing import InstantModel, Row, interleaved
+
 from teachagent.agent import Agent
 from teachagent.dispatch import Dispatcher
-from teachagent.messages import Message, Response, Text
+from teachagent.messages import Message, Usage
 from teachagent.models import ScriptedModel, call
+from teachagent.schema import input_validator
+from teachagent.tokens import context_tokens
 from teachagent.tools import tool
 
-REPEATS = 5
-
-
-def fastest(fns: dict, repeats: int = REPEATS) -> dict:
-    """The fastest of `repeats` timed calls of each function, in seconds.
-
-    The functions take turns, so a burst of load elsewhere on the machine slows all of
-    them rather than one; and the minimum is the best estimate, since noise only adds time.
-    """
-    times = {name: [] for name in fns}
-    for _ in range(repeats):
-        for name, fn in fns.items():
-            gc.collect()
-            started = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - started)
-    return {name: min(t) for name, t in times.items()}
-
-
-# --- a. overhead per step ------------------------------------------------------------------
+KS = (10, 100, 1000)
+ROUNDS = 7
 
 
 @tool
@@ -59,7 +43,74 @@ def noop() -> str:
     return "ok"
 
 
-noop_untimed = tool(noop.fn, timeout=None)  # the same tool, run in the caller's thread
+noop_inline = tool(noop.fn, timeout=None)  # the same tool, run in the caller's thread
+
+
+def rounds_for(steps: int) -> int:
+    """More rounds for short runs, so that each row times at least a few thousand steps."""
+    return max(ROUNDS, 3000 // steps)
+
+
+# --- a. the loop's own work ---------------------------------------------------------------
+
+
+def bare_loop(model, dispatcher: Dispatcher, specs: list, task: str) -> None:
+    """The same calls as Agent.run, with nothing around them: no Run, no Steps, no c_k, no budgets."""
+    messages = [Message("user", task)]
+    while True:
+        response = model.complete("", messages, specs, 1024)
+        messages.append(response.to_message())
+        if response.stop_reason != "tool_use":
+            return
+        messages.append(Message("user", [dispatcher(c) for c in response.tool_calls]))
+
+
+def loop_overhead(steps: int) -> list[Row]:
+    model = InstantModel(steps)
+    dispatcher = Dispatcher([noop_inline])
+    inline = Agent(model, tools=[noop_inline], max_steps=steps)
+    timed = Agent(model, tools=[noop], max_steps=steps)
+    assert len(inline.run("go").steps) == len(timed.run("go").steps) == steps
+    t = interleaved({
+        "bare": lambda: bare_loop(model, dispatcher, dispatcher.specs, "go"),
+        "inline": lambda: inline.run("go"),
+        "timed": lambda: timed.run("go"),
+    }, rounds_for(steps))
+    us = {name: (1e6 * best / steps, 1e6 * median / steps) for name, (best, median) in t.items()}
+    group = f"a. loop, instant stub model, K={steps}"
+    return [
+        (group, "bare hand-written loop, same model and tool calls", *us["bare"], "µs/step"),
+        (group, "Agent.run, tool run inline (timeout=None)", *us["inline"], "µs/step"),
+        (group, "Agent.run, tool under its time limit (default timeout)", *us["timed"], "µs/step"),
+        (group, "Agent.run (inline) / bare loop", us["inline"][0] / us["bare"][0], us["inline"][1] / us["bare"][1], "x"),
+        (group, "the time limit's cost per tool call", us["timed"][0] - us["inline"][0],
+         us["timed"][1] - us["inline"][1], "µs"),
+    ]
+
+
+# --- b. building an agent -----------------------------------------------------------------
+
+
+def construction(count: int = 2000) -> list[Row]:
+    model = InstantModel(2)
+    fresh = iter(range(10**9))
+
+    def new_schema() -> None:
+        input_validator({"type": "object", "properties": {f"x{next(fresh)}": {"type": "string"}}})
+
+    t = interleaved({
+        "agent": lambda: [Agent(model, tools=[noop]) for _ in range(count)],
+        "schema": lambda: [new_schema() for _ in range(count // 10)],
+    }, ROUNDS)
+    return [
+        ("b. building an agent", "Agent(model, tools=[one tool]), its schema checked before",
+         *(1e6 * s / count for s in t["agent"]), "µs"),
+        ("b. building an agent", "first check of a schema never seen (jsonschema metaschema)",
+         *(1e6 * s / (count // 10) for s in t["schema"]), "µs"),
+    ]
+
+
+# --- c. the whole offline path ------------------------------------------------------------
 
 
 def calls_then_answers(steps: int):
@@ -72,125 +123,65 @@ def calls_then_answers(steps: int):
     return policy
 
 
-def bare_loop(model, dispatcher: Dispatcher, task: str) -> None:
-    """The same calls as Agent.run, with nothing around them: no Run, no Steps, no c_k."""
-    messages = [Message("user", task)]
-    while True:
-        response = model.complete("", messages, dispatcher.specs, 1024)
-        messages.append(response.to_message())
-        if response.stop_reason != "tool_use":
-            return
-        messages.append(Message("user", [dispatcher(c) for c in response.tool_calls]))
+class Recounting(ScriptedModel):
+    """ScriptedModel as it was before issue 17: its usage recounts the whole context on every call."""
+
+    def complete(self, system, messages, tools=(), max_tokens=4096):
+        response = super().complete(system, messages, tools, max_tokens)
+        response.usage = Usage(context_tokens(system, messages, tools), response.usage.output_tokens)
+        return response
 
 
-def loop_overhead(steps: int = 50) -> list[tuple]:
-    """µs per step of Agent.run and of bare_loop, with the tool run in a thread (the default) or not.
-
-    Most of a step is ScriptedModel itself, which counts its whole context for its usage
-    on every call, so the µs per step grow with K; the ratio is what the loop adds.
-    """
+def offline_path(steps: int) -> list[Row]:
     policy = calls_then_answers(steps)
-    runs = {}
-    for timeout, t in [("timeout=10 s", noop), ("timeout=None", noop_untimed)]:
-        agent = Agent(ScriptedModel(policy), tools=[t], max_steps=steps)
-        assert len(agent.run("go").steps) == steps
-        model, dispatcher = ScriptedModel(policy), Dispatcher([t])
-        runs["Agent.run", timeout] = lambda agent=agent: agent.run("go")
-        runs["bare loop", timeout] = lambda model=model, dispatcher=dispatcher: bare_loop(model, dispatcher, "go")
-    per_step = {key: 1e6 * seconds / steps for key, seconds in fastest(runs, repeats=15).items()}
-
-    group = f"a. loop, K={steps} steps"
-    rows = [(group, f"{what}, tool {timeout}", us, "µs/step") for (what, timeout), us in per_step.items()]
-    for timeout in ("timeout=10 s", "timeout=None"):
-        ratio = per_step["Agent.run", timeout] / per_step["bare loop", timeout]
-        rows.append((group, f"Agent.run / bare loop, tool {timeout}", ratio, "x"))
-    thread = per_step["Agent.run", "timeout=10 s"] - per_step["Agent.run", "timeout=None"]
-    rows.append((group, "the timeout's thread, per tool call", thread, "µs"))
-    return rows
-
-
-# --- b. token accounting -------------------------------------------------------------------
-
-FILLER = "the quick brown fox jumps over the lazy dog"
-
-
-class Writer:
-    """A model that writes a new text of the same size at every step and costs nothing.
-
-    Each reply stops with "pause_turn", so the loop sends the context straight back with no
-    tool in between, until the answer at step `steps`. Its usage is zero: unlike
-    ScriptedModel it counts nothing, unless given a `recount(system, messages, tools)` to
-    call on every context it reads, which is how a naive loop would find c_k.
-    """
-
-    name = "writer"
-
-    def __init__(self, steps: int, recount=None) -> None:
-        self.steps, self.recount = steps, recount
-
-    def complete(self, system, messages, tools, max_tokens):
-        if self.recount:
-            self.recount(system, messages, tools)
-        k = len(messages)  # the task, then one reply per step
-        if k >= self.steps:
-            return Response([Text("done")], "end_turn")
-        return Response([Text(f"step {k:04d}: {FILLER}")], "pause_turn")
-
-
-def recount_uncached(system, messages, tools) -> int:
-    """c_k from scratch, encoding the whole context every time."""
-    text = "\n".join([system, *(json.dumps(t) for t in tools), *(m.text for m in messages)])
-    return len(tokens.encoding().encode(text, disallowed_special=()))
-
-
-def run_of(steps: int, recount=None):
-    """A function that runs the loop for `steps` steps of Writer, with the token counter emptied first."""
-
-    def run():
-        tokens.count_tokens.cache_clear()  # so every step's text is new to the counter
-        assert len(Agent(Writer(steps, recount), max_steps=steps).run("go").steps) == steps
-
-    return run
-
-
-def token_accounting(small: int = 100, large: int = 1000) -> list[tuple]:
-    """Time of a K-step run of Writer for two K: 10 times the steps should take 10 times as long."""
-    tokens.encoding()  # load the vocabulary before timing anything
-    rows = []
-    for label, recount, repeats in [
-        ("Agent.run alone (c_k grown)", None, 5),
-        ("+ full recount per step, cached", tokens.context_tokens, 3),
-        ("+ full recount per step, uncached", recount_uncached, 1),
-    ]:
-        t = fastest({small: run_of(small, recount), large: run_of(large, recount)}, repeats)
-        rows += [
-            ("b. token accounting", f"{label}, K={small}", 1e3 * t[small], "ms"),
-            ("b. token accounting", f"{label}, K={large}", 1e3 * t[large], "ms"),
-            ("b. token accounting", f"{label}, K={large} / K={small}", t[large] / t[small], "x (10 linear, 100 quadratic)"),
-        ]
-    return rows
-
-
-# --- c. import time ------------------------------------------------------------------------
-
-
-def import_time(runs: int = 5) -> list[tuple]:
-    """Median wall time of a fresh interpreter that imports teachagent, and of one that does not."""
-    codes = {"bare": "pass", "import": "import teachagent"}
-    times = {name: [] for name in codes}
-    for _ in range(runs):  # taking turns, as in fastest()
-        for name, code in codes.items():
-            started = time.perf_counter()
-            subprocess.run([sys.executable, "-c", code], check=True)
-            times[name].append(1e3 * (time.perf_counter() - started))
-    bare, imported = statistics.median(times["bare"]), statistics.median(times["import"])
+    scripted = Agent(ScriptedModel(policy), tools=[noop_inline], max_steps=steps)
+    recounting = Agent(Recounting(policy), tools=[noop_inline], max_steps=steps)
+    runs = [scripted.run("go"), recounting.run("go")]  # the first runs fill the token cache
+    assert [s.response.usage for s in runs[0].steps] == [s.response.usage for s in runs[1].steps]
+    t = interleaved({"scripted": lambda: scripted.run("go"), "recounting": lambda: recounting.run("go")},
+                    rounds_for(steps) if steps < 1000 else 3)
+    group = f"c. whole offline path, K={steps}"
     return [
-        ("c. import", "python -c pass", bare, "ms"),
-        ("c. import", "python -c 'import teachagent'", imported, "ms"),
-        ("c. import", "import teachagent alone (the difference)", imported - bare, "ms"),
-        ("c. import", "with the import / without", imported / bare, "x"),
+        (group, "Agent.run + ScriptedModel policy + tool (inline)", *(1e6 * s / steps for s in t["scripted"]), "µs/step"),
+        (group, "the same, model recounting its whole context each step (before)",
+         *(1e6 * s / steps for s in t["recounting"]), "µs/step"),
     ]
 
 
-def rows() -> list[tuple]:
-    return loop_overhead() + token_accounting() + import_time()
+# --- d. start-up ---------------------------------------------------------------------------
+
+
+def first_step(command: list[str]) -> float:
+    """Seconds from starting `command` until it prints a line that starts with 'step 1:'."""
+    env = {**os.environ, "TEACHAGENT_MODE": "offline"}
+    env.pop("ANTHROPIC_API_KEY", None)
+    started = time.perf_counter()
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env) as demo:
+        assert demo.stdout is not None
+        for line in demo.stdout:
+            if line.startswith("step 1:"):
+                seconds = time.perf_counter() - started
+                demo.stdout.read()
+                return seconds
+    raise RuntimeError(f"{command} printed no 'step 1:'")
+
+
+def start_up(runs: int = ROUNDS) -> list[Row]:
+    python = sys.executable
+    jobs = {
+        "bare": lambda: subprocess.run([python, "-c", "pass"], check=True),
+        "import": lambda: subprocess.run([python, "-c", "import teachagent"], check=True),
+    }
+    t = interleaved(jobs, runs)
+    demo = [first_step([python, "-m", "teachagent"]) for _ in range(runs)]
+    ms = {name: (1e3 * best, 1e3 * median) for name, (best, median) in t.items()}
+    return [
+        ("d. start-up", "python -c pass", *ms["bare"], "ms"),
+        ("d. start-up", "python -c 'import teachagent'", *ms["import"], "ms"),
+        ("d. start-up", "python -m teachagent (offline): start to first step printed",
+         1e3 * min(demo), 1e3 * statistics.median(demo), "ms"),
+    ]
+
+
+def rows() -> list[Row]:
+    return [row for steps in KS for row in loop_overhead(steps) + offline_path(steps)] + construction() + start_up()
