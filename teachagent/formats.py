@@ -28,6 +28,7 @@ from typing import Any
 
 from .display import shorten
 from .errors import CourseError
+from .schema import load_jsonschema
 
 MAX_BYTES = 200_000_000  # a saved file larger than this is refused unread; the largest lesson cassette is ~1 MB
 MAX_DEPTH = 100  # brackets inside brackets; a course file needs about 15, json.loads would crash near 1,000
@@ -123,14 +124,13 @@ def parse(text: str, schema: str, line: int = 1) -> Any:
 
 def _first_problem(data: Any, schema: str) -> Any:
     """The most telling way `data` breaks the schema (a jsonschema error), or None when it matches."""
-    from jsonschema.exceptions import best_match
-
-    return best_match(validator(schema).iter_errors(data))
+    return load_jsonschema().exceptions.best_match(validator(schema).iter_errors(data))
 
 
 def validator(schema: str) -> Any:
     """The jsonschema validator for teachagent/schemas/<schema>.schema.json, built once per process."""
-    from jsonschema import Draft202012Validator, validators  # no format checker: none is needed, and it loads slowly
+    jsonschema = load_jsonschema()  # without the libraries behind format checks: none is needed, and they load slowly
+    Draft202012Validator, validators = jsonschema.Draft202012Validator, jsonschema.validators
 
     if schema not in _validators:
         # JSON Schema counts 12.0 as an integer; a token count written 12.0 was not written by the course

@@ -169,8 +169,11 @@ _FORMAT_HELPERS = ("rfc3987_syntax", "rfc3987", "rfc3986_validator", "rfc3339_va
 
 
 @functools.cache
-def _jsonschema() -> Any:
+def load_jsonschema() -> Any:
     """The jsonschema module, imported without the libraries behind its format checks.
+
+    Every use of jsonschema in teachagent goes through here (the dispatcher's tool input,
+    the formats of saved runs and cassettes), so none pays for a grammar it never uses.
 
     A module whose entry in `sys.modules` is None cannot be imported, and jsonschema
     skips a format whose library does not import. The entries are removed right after,
@@ -208,7 +211,7 @@ def input_validator(schema: dict[str, Any]) -> Any:
 @functools.lru_cache(maxsize=1024)
 def _checked_validator(text: str) -> Any:
     """The validator for the schema written as `text`; its checks against the metaschema, made once."""
-    jsonschema = _jsonschema()
+    jsonschema = load_jsonschema()
     schema = json.loads(text)
     try:
         jsonschema.Draft202012Validator.check_schema(schema)
