@@ -144,7 +144,7 @@ def page(lab):
 
 
 def open_notebook(page, lab: str, name: str) -> None:
-    page.goto(f"{lab}/lab/tree/{name}?token={TOKEN}")
+    page.goto(f"{lab}/lab/tree/{name}?reset&token={TOKEN}")  # reset: only this notebook open, none restored
     page.get_by_text("Python 3 (ipykernel) | Idle").wait_for()  # the kernel is up and the notebook loaded
 
 
