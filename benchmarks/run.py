@@ -19,11 +19,15 @@ HERE = Path(__file__).resolve().parent
 
 
 def main() -> None:
+    known = sorted(path.stem.removeprefix("bench_") for path in HERE.glob("bench_*.py"))
+    chosen = set(sys.argv[1:])
+    if chosen - set(known):
+        # also the answer to --help: say what can be run instead of running nothing
+        sys.exit(f"usage: python benchmarks/run.py [{' '.join(known)}]  (none named: all of them)")
     sys.path.insert(0, str(HERE))
     print(f"Python {platform.python_version()} on {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs")
     print(f"{time.strftime('%Y-%m-%d %H:%M')}, load average {os.getloadavg()[0]:.1f}; best and median of the rounds")
     started = time.perf_counter()
-    chosen = set(sys.argv[1:])
     rows = []
     for path in sorted(HERE.glob("bench_*.py")):
         if not chosen or path.stem.removeprefix("bench_") in chosen:
