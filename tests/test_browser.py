@@ -111,17 +111,28 @@ def jupyterlab(root: Path):
             server.kill()
 
 
-@contextlib.contextmanager
-def chromium_page():
-    """A headless Chromium page, closed at the end."""
+@pytest.fixture(scope="module")
+def chromium():
+    """One headless Chromium for the whole module: Playwright's sync API allows one running
+    instance per thread, and the diagram fixture keeps its page open across tests."""
     with playwright_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
-            page = browser.new_page(viewport={"width": 1200, "height": 900})
-            page.set_default_timeout(60_000)
-            yield page
+            yield browser
         finally:
             browser.close()
+
+
+@contextlib.contextmanager
+def chromium_page(browser):
+    """A fresh page (its own cookies and storage) in `browser`, closed at the end."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        yield page
+    finally:
+        context.close()
 
 
 @pytest.fixture
@@ -138,8 +149,8 @@ def lab(tmp_path):
 
 
 @pytest.fixture
-def page(lab):
-    with chromium_page() as page:
+def page(lab, chromium):
+    with chromium_page(chromium) as page:
         yield page
 
 
@@ -239,12 +250,12 @@ def test_the_course_has_diagrams_to_check():
 
 
 @pytest.fixture(scope="module")
-def diagram_page(tmp_path_factory):
+def diagram_page(tmp_path_factory, chromium):
     """One JupyterLab serving copies of every notebook with a diagram, and one Chromium page on it."""
     root = tmp_path_factory.mktemp("diagrams")
     for name in DIAGRAMS:
         shutil.copy(NOTEBOOKS / name, root / name)
-    with jupyterlab(root) as url, chromium_page() as page:
+    with jupyterlab(root) as url, chromium_page(chromium) as page:
         yield url, page
 
 
@@ -330,7 +341,7 @@ MERMAID_JS = os.environ.get("TEACHAGENT_MERMAID_JS")  # the dist folder of the n
 @pytest.mark.skipif(not MERMAID_JS, reason="Mermaid's JavaScript is not here: unpack the npm package mermaid at the version "
                     "nbconvert's page asks for (`npm pack mermaid@11.10.0`) and set TEACHAGENT_MERMAID_JS to its dist folder")
 @pytest.mark.parametrize("name", sorted(DIAGRAMS))
-def test_every_diagram_is_drawn_on_the_static_page(name):
+def test_every_diagram_is_drawn_on_the_static_page(name, chromium):
     from nbconvert import HTMLExporter
 
     url = HTMLExporter().mermaid_js_url  # e.g. https://cdnjs.cloudflare.com/ajax/libs/mermaid/11.10.0/mermaid.esm.min.mjs
@@ -352,7 +363,7 @@ def test_every_diagram_is_drawn_on_the_static_page(name):
             refused.append(request_url)
             route.abort()
 
-    with chromium_page() as page:
+    with chromium_page(chromium) as page:
         page.route("**/*", answer)
         page.goto(page_url)
         expected = len(DIAGRAMS[name])
