@@ -10,7 +10,8 @@ b. Building an agent, outside the runs above: `Agent(...)` over one tool whose s
 c. The whole offline path, as a lesson runs it: `Agent.run` with a `ScriptedModel`
    policy, whose usage is real tiktoken counts, at K = 10, 100 and 1000; beside it the
    same run with a model that recounts its whole context at every step, as
-   ScriptedModel did before issue 17 (quadratic: it grows with K).
+   ScriptedModel did before issue 17 (quadratic: it grows with K); and the same run
+   with a token and a dollar budget set, which the loop checks before every call.
 d. Start-up: `import teachagent` in a fresh interpreter, and the terminal demo
    (`python -m teachagent`, offline) from its start until it prints its first step.
 """
@@ -26,6 +27,7 @@ import time
 from timing import InstantModel, Row, interleaved
 
 from teachagent.agent import Agent
+from teachagent.cost import PRICES
 from teachagent.dispatch import Dispatcher
 from teachagent.messages import Message, Usage
 from teachagent.models import ScriptedModel, call
@@ -136,15 +138,21 @@ def offline_path(steps: int) -> list[Row]:
     policy = calls_then_answers(steps)
     scripted = Agent(ScriptedModel(policy), tools=[noop_inline], max_steps=steps)
     recounting = Agent(Recounting(policy), tools=[noop_inline], max_steps=steps)
-    runs = [scripted.run("go"), recounting.run("go")]  # the first runs fill the token cache
+    budgeted = Agent(ScriptedModel(policy), tools=[noop_inline], max_steps=steps,
+                     max_input_tokens=10**12, max_dollars=10**6, price=PRICES["claude-haiku-5-5"])
+    runs = [scripted.run("go"), recounting.run("go"), budgeted.run("go")]  # the first runs fill the token cache
     assert [s.response.usage for s in runs[0].steps] == [s.response.usage for s in runs[1].steps]
-    t = interleaved({"scripted": lambda: scripted.run("go"), "recounting": lambda: recounting.run("go")},
+    assert len(runs[2].steps) == steps  # budgets too large to stop it: only the checking is timed
+    t = interleaved({"scripted": lambda: scripted.run("go"), "recounting": lambda: recounting.run("go"),
+                     "budgeted": lambda: budgeted.run("go")},
                     rounds_for(steps) if steps < 1000 else 3)
     group = f"c. whole offline path, K={steps}"
     return [
         (group, "Agent.run + ScriptedModel policy + tool (inline)", *(1e6 * s / steps for s in t["scripted"]), "µs/step"),
         (group, "the same, model recounting its whole context each step (before)",
          *(1e6 * s / steps for s in t["recounting"]), "µs/step"),
+        (group, "the same, with a token and a dollar budget checked before each call",
+         *(1e6 * s / steps for s in t["budgeted"]), "µs/step"),
     ]
 
 

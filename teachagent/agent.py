@@ -138,10 +138,11 @@ class Agent:
         self.runs.append(run)
         messages = [Message("user", task)]
         c_k = context_tokens(self.system, messages, specs)  # then grown step by step, never recounted
+        read, spent = 0, 0.0  # what the calls so far read and cost, kept as running totals for the budgets
 
         for k in range(1, self.max_steps + 1):
             try:
-                broken = self.budget_broken_by(run, self.next_read(c_k, messages, specs))
+                broken = self.budget_broken_by(self.next_read(c_k, messages, specs), read, spent)
             except Exception as error:
                 run.outcome = "error"
                 raise AgentError(f"counting the context before step {k} failed: {type(error).__name__}: {error}", run) from error
@@ -161,6 +162,10 @@ class Agent:
             tool_use = response.stop_reason == "tool_use"
             results = [self.dispatcher(call) for call in response.tool_calls] if tool_use else []
             run.steps.append(Step(k, c_k, response, results, time.perf_counter() - started))
+            read += max(c_k, response.usage.total_input_tokens)
+            if self.max_dollars is not None:
+                assert self.price is not None  # __post_init__ refuses max_dollars without a price
+                spent += self.price.dollars(response.usage)
 
             messages.append(response.to_message())
             c_k += message_tokens(messages[-1])
@@ -194,21 +199,19 @@ class Agent:
             return c_k
         return max(c_k, counter(self.system, messages, specs))
 
-    def budget_broken_by(self, run: Run, next_read: int) -> Outcome | None:
+    def budget_broken_by(self, next_read: int, read: int = 0, spent: float = 0.0) -> Outcome | None:
         """The budget a next call reading `next_read` tokens could break, or None if it may go ahead.
 
-        What the run has read so far is what the model reported for each call (the API's
-        count, live) or our count, whichever is larger.
+        `read` and `spent` are what the run's calls so far have read and cost. For each call
+        the loop adds what the model reported (the API's count, live) or our count,
+        whichever is larger, so the check costs the same at step 1000 as at step 1.
         """
         if self.max_context_tokens is not None and next_read > self.max_context_tokens:
             return "max_context_tokens"
-        if self.max_input_tokens is not None:
-            read = sum(max(s.context_tokens, s.response.usage.total_input_tokens) for s in run.steps)
-            if read + next_read > self.max_input_tokens:
-                return "max_input_tokens"
+        if self.max_input_tokens is not None and read + next_read > self.max_input_tokens:
+            return "max_input_tokens"
         if self.max_dollars is not None:
             assert self.price is not None  # __post_init__ refuses max_dollars without a price
-            spent = sum(self.price.dollars(s.response.usage) for s in run.steps)
             if spent + self.price.dollars(Usage(next_read, self.max_tokens)) > self.max_dollars:
                 return "max_dollars"
         return None
