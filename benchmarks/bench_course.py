@@ -44,8 +44,11 @@ def rows() -> list[Row]:
                           empty_kernels(len(notebooks))),
     }, ROUNDS)
     started = time.perf_counter()
-    status = subprocess.run(pytest, cwd=ROOT, capture_output=True, timeout=3600).returncode
-    whole = time.perf_counter() - started
+    done = subprocess.run(pytest, cwd=ROOT, capture_output=True, text=True, timeout=3600)
+    whole, status = time.perf_counter() - started, done.returncode
+    for line in done.stdout.splitlines():  # a failed suite names what failed, so the run is not wasted
+        if line.startswith(("FAILED", "ERROR")):
+            print(f"whole suite: {line}", file=sys.stderr)
     group = f"e. course, {len(notebooks)} notebooks"
     return [
         (group, "pytest notebooks (nbval, every lesson re-executed, -n auto)", *t["lessons"], "s"),
