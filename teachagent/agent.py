@@ -173,7 +173,11 @@ class Agent:
                 messages.append(Message("user", results))
                 c_k += message_tokens(messages[-1])
             if self.on_step:
-                self.on_step(run.steps[-1], run)
+                try:
+                    self.on_step(run.steps[-1], run)
+                except Exception as error:  # the learner's own hook: stop, but keep the run it was watching
+                    run.outcome = "error"
+                    raise AgentError(f"on_step raised after step {k}: {type(error).__name__}: {error}", run) from error
 
             if response.stop_reason in FINAL:
                 run.answer, run.outcome = response.text, "answer"

@@ -138,6 +138,28 @@ def test_on_step_sees_every_step_as_it_happens():
     assert seen == [(1, 1), (2, 2)] and run.outcome == "answer"
 
 
+def test_an_on_step_that_raises_ends_the_run_as_an_agent_error_that_keeps_it():
+    def watcher(step, run):
+        if step.index == 2:
+            raise KeyError("a typo in my own hook")
+
+    agent_ = agent([call("add", a=1, b=1), call("add", a=2, b=2), "4"], on_step=watcher)
+    with pytest.raises(AgentError, match="on_step raised after step 2: KeyError") as caught:
+        agent_.run("t")
+    assert caught.value.run is agent_.runs[-1]
+    assert caught.value.run.outcome == "error" and len(caught.value.run.steps) == 2
+    # a bug in the hook keeps its whole traceback in Jupyter, pointing at the learner's line
+    assert isinstance(caught.value.__cause__, KeyError) and not hasattr(caught.value, "_render_traceback_")
+
+
+def test_ctrl_c_in_on_step_still_stops_the_run():
+    def watcher(step, run):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        agent([call("add", a=1, b=1), "2"], on_step=watcher).run("t")
+
+
 @pytest.mark.parametrize("bad", [0, -1, 2.5, "3"])
 def test_max_steps_must_be_a_positive_int(bad):
     with pytest.raises(ValueError, match="max_steps"):
