@@ -164,6 +164,8 @@ def research_main(argv: list[str]) -> int:
     try:
         run = agent.run(args.question)
     except AgentError as error:
+        if isinstance(error.__cause__, BrokenPipeError):  # printing a step found the reader gone
+            raise error.__cause__ from None
         print("teachagent: " + " ".join(str(error).split()), file=sys.stderr)  # one line, no traceback
         run = error.run
     print(f"\nfinal answer: {run.answer}" if run.outcome == "answer" else

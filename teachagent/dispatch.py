@@ -10,6 +10,7 @@ an error result the model can read and act on. Nothing the model writes makes it
 
 from __future__ import annotations
 
+import collections
 import queue
 import threading
 from collections.abc import Callable, Iterable
@@ -130,28 +131,35 @@ def _attempt(tool: Tool, tool_input: dict[str, Any]) -> tuple[bool, Any]:
 # one does not keep the program from exiting.
 
 MAX_IDLE_WORKERS = 4  # a worker beyond these ends when its job is done
-_idle: queue.SimpleQueue[queue.SimpleQueue[Callable[[], None]]] = queue.SimpleQueue()
+Job = Callable[[], tuple[bool, Any]]  # a tool call, wrapped to return (finished normally, value or exception)
+Inbox = queue.SimpleQueue[tuple[Job, queue.SimpleQueue[tuple[bool, Any]]]]  # where a worker waits for its next job
+_idle: collections.deque[Inbox] = collections.deque()  # last in, first out: the worker that just finished goes next
 
 
-def _on_worker(job: Callable[[], tuple[bool, Any]], timeout: float) -> tuple[bool, Any] | None:
+def _on_worker(job: Job, timeout: float) -> tuple[bool, Any] | None:
     """`job()` run on a worker thread; None if it did not finish within `timeout` seconds."""
     reply: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()  # one per call: a late reply lands nowhere
     try:
-        inbox = _idle.get_nowait()
-    except queue.Empty:
+        inbox = _idle.pop()  # deque's append and pop are atomic: no lock needed
+    except IndexError:
         inbox = queue.SimpleQueue()
         threading.Thread(target=_work, args=(inbox,), name="teachagent tool worker", daemon=True).start()
-    inbox.put(lambda: reply.put(job()))
+    inbox.put((job, reply))
     try:
         return reply.get(timeout=timeout)
     except queue.Empty:
         return None
 
 
-def _work(inbox: queue.SimpleQueue[Callable[[], None]]) -> None:
-    """A worker's life: run each job it is handed, then wait among the idle ones for the next."""
+def _work(inbox: Inbox) -> None:
+    """A worker's life: run each job it is handed, rejoin the idle ones, and only then hand back
+    the result, so the caller's next call finds this worker waiting instead of starting another."""
     while True:
-        inbox.get()()
-        if _idle.qsize() >= MAX_IDLE_WORKERS:
+        job, reply = inbox.get()
+        result = job()
+        stays = len(_idle) < MAX_IDLE_WORKERS
+        if stays:
+            _idle.append(inbox)
+        reply.put(result)
+        if not stays:
             return
-        _idle.put(inbox)
