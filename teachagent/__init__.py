@@ -49,6 +49,7 @@ from .course.widgets import play
 from .memory import MemoryStore, memory_tools
 from .models import PromptTooLong
 from .plan import find_plan, write_plan
+from .window import WithWindow
 from .course.viz import compare_runs
 
 # lesson 5: the research example
@@ -77,7 +78,7 @@ __all__ = [
     "Agent", "AgentError", "HumanModel", "Run", "Step", "StepViewer", "play", "run_html",
     "Choices", "SampledScriptedModel", "one_of",
     # lesson 4
-    "MemoryStore", "PromptTooLong", "compare_runs", "find_plan", "memory_tools", "write_plan",
+    "MemoryStore", "PromptTooLong", "WithWindow", "compare_runs", "find_plan", "memory_tools", "write_plan",
     # lesson 5
     "Library", "QUESTION", "calculate", "evaluate", "kl_expression", "read_everything", "research_agent",
     "search_and_excerpt", "system_prompt",

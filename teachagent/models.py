@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Union, runtime_checkable
+from typing import Any, ClassVar, Protocol, Union, runtime_checkable
 
 from .base.errors import CourseError, check_number
 from .base.growing import GrowingCount
@@ -64,7 +64,7 @@ class ScriptExhausted(CourseError, RuntimeError):
 
 
 class PromptTooLong(CourseError, ValueError):
-    """The context alone is larger than the model's context window, so the call is refused.
+    """The context alone is larger than the model's context window, so the call is refused (window.py, lesson 4).
 
     The Messages API answers such a request with HTTP 400 (invalid_request_error, "prompt is
     too long: N tokens > W maximum") and the model never reads it: there is no reply and no
@@ -130,16 +130,13 @@ class ScriptedModel:
     `script` is a list of steps, played in order; or a single function of the
     conversation (a *policy*), consulted on every call and never used up. Offline lessons
     use it so they run with no key, no network and the same output every time. Its `usage`
-    is real: tiktoken counts of what it was sent and what it wrote.
-
-    Given a `context_window`, it meets that limit as the API does: a context larger than
-    the window is refused with `PromptTooLong`; a context that fits gets its reply cut
-    where the window ends, with stop reason `model_context_window_exceeded`.
+    is real: tiktoken counts of what it was sent and what it wrote. A reply longer than
+    `max_tokens` is cut there, with stop reason `max_tokens`, as the API does.
     """
 
     script: list[ScriptStep] | Policy
     name: str = "scripted"
-    context_window: int | None = None  # the most tokens it can hold, context and reply together
+    scripted: ClassVar[bool] = True  # what every run it plays says about it
     played: int = field(default=0, init=False)
     _calls: int = field(default=0, init=False)
     _counted: GrowingCount = field(default_factory=GrowingCount, init=False, compare=False)
@@ -175,8 +172,6 @@ class ScriptedModel:
                 f"{self.played + 1}. Add steps to the script, or call .reset() to play it again."
             )
         read = self._read(system, messages, tools)
-        if self.context_window is not None and read > self.context_window:
-            raise PromptTooLong(read, self.context_window, self.name)  # as the API refuses it: nothing is played
         step = self.script if callable(self.script) else self.script[self.played]
         self.played += 1
         reply = step(list(messages)) if callable(step) else step
@@ -184,10 +179,9 @@ class ScriptedModel:
 
         content = [self._with_id(b) for b in response.content]
         stop_reason = response.stop_reason
-        room = max_tokens if self.context_window is None else min(max_tokens, self.context_window - read)
-        if sum(block_tokens(b) for b in content) > room:  # cut where the window ends, or at max_tokens
-            stop_reason = "max_tokens" if room == max_tokens else "model_context_window_exceeded"
-            content = _cut_to(content, room)
+        if sum(block_tokens(b) for b in content) > max_tokens:  # cut where max_tokens ends
+            stop_reason = "max_tokens"
+            content = _cut_to(content, max_tokens)
         usage = Usage(input_tokens=read, output_tokens=sum(block_tokens(b) for b in content))
         return Response(content, stop_reason, usage, self.name)
 
