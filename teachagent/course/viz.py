@@ -19,9 +19,9 @@ import json
 
 from ..base.display import shorten
 from ..base.errors import CourseError
-from ..messages import OUTCOMES, Thinking
+from ..messages import Thinking
 from ..plan import find_plan
-from ..trace import Run, composition
+from ..trace import OUTCOMES, Run, composition
 
 COLOURS = {"system + tools": "#9e9e9e", "task": "#4c72b0", "v": "#dd8452", "N": "#55a868"}
 PREVIEW = 400  # characters of text shown per block before it is cut
