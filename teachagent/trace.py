@@ -193,12 +193,23 @@ def composition(run: Run, k: int) -> list[tuple[str, int]]:
     """
     if not 1 <= k <= len(run.steps):
         raise IndexError(f"step {k} does not exist; this run has steps 1 to {len(run.steps)}")
+    return compositions(run, upto=k)[-1]
+
+
+def compositions(run: Run, upto: int | None = None) -> list[list[tuple[str, int]]]:
+    """`composition(run, k)` for k = 1 to `upto` (every step by default), each part counted once.
+
+    c_{k+1} is c_k plus v_k and N(v_k), so the parts of every step are the first parts of
+    the last one: drawing all K steps counts K steps, not K²/2.
+    """
     parts = [
         ("system + tools", count_tokens(run.system) + tools_tokens(run.tools)),
         ("task", count_tokens(run.task)),
     ]
-    for step in run.steps[: k - 1]:
+    found = []
+    for step in run.steps[: len(run.steps) if upto is None else upto]:
+        found.append(list(parts))
         parts.append((f"v{step.index}", message_tokens(step.response.to_message())))
         if step.results:
             parts.append((f"N(v{step.index})", message_tokens(Message("user", list(step.results)))))
-    return parts
+    return found
