@@ -7,11 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from teachagent.agent import Agent, AgentError
-from teachagent.messages import Message, Response, Text, ToolCall, ToolResult, Usage, latest_results
+from teachagent.messages import STOP_REASONS, STOPS, Message, Response, Text, ToolCall, ToolResult, Usage, latest_results
 from teachagent.models import PromptTooLong, ScriptedModel, call
 from teachagent.tokens import context_tokens
 from teachagent.tools import tool
-from teachagent.trace import Run
+from teachagent.trace import OUTCOMES, Run
 from teachagent.window import WithWindow
 
 
@@ -342,3 +342,16 @@ def test_a_generator_of_tools_is_not_used_up_by_the_first_run():
     assert [[t["name"] for t in run.tools] for run in runs] == [["add"], ["add"]]
     assert [run.steps[0].results[0].content for run in runs] == ["3", "3"]
     assert [t.name for t in agent.tools] == ["add"]
+
+
+@pytest.mark.parametrize("reason", STOP_REASONS)
+def test_the_loop_does_what_the_table_says_for_every_stop_reason(reason):
+    move, words = STOPS[reason]
+    blocks = [Text("so far"), ToolCall("", "add", {"a": 1, "b": 2})] if reason == "tool_use" else [Text("so far")]
+    run = agent([Response(blocks, reason), "done"]).run("t")
+    if move == "answer":
+        assert (run.outcome, run.answer, len(run.steps)) == ("answer", "so far", 1)
+    elif move == "end":  # the stop reason is the run's outcome, and the outcome says it in the table's words
+        assert (run.outcome, run.answer, len(run.steps), OUTCOMES[reason]) == (reason, None, 1, words)
+    else:  # continue: the grown context goes back for another step
+        assert (move, run.outcome, run.answer, len(run.steps)) == ("continue", "answer", "done", 2)
