@@ -29,6 +29,7 @@ from .messages import (
     tool_exchanges,
 )
 from .models import Model, ScriptedModel, ScriptExhausted, call
+from .openai_compatible import OpenAICompatible
 from .modes import select_model
 from .tokens import context_tokens, count_tokens, message_tokens, tools_tokens
 
@@ -66,7 +67,7 @@ from .widgets import SuccessExplorer
 
 __all__ = [
     # lesson 1
-    "Claude", "OUTCOMES", "STOP_REASONS", "Message", "Model", "Outcome", "RedactedThinking", "Response",
+    "Claude", "OUTCOMES", "STOP_REASONS", "Message", "Model", "OpenAICompatible", "Outcome", "RedactedThinking", "Response",
     "ScriptExhausted", "ScriptedModel", "StopReason", "Text", "Thinking", "ToolCall", "ToolResult", "Usage",
     "call", "context_tokens", "count_tokens", "latest_results", "message_tokens", "select_model", "show",
     "tool_exchanges", "tools_tokens",

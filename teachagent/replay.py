@@ -26,10 +26,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .claude import request_body
 from .display import shorten
 from .errors import CourseError
 from .formats import FormatError, parse, read_text, validator
-from .messages import MAX_TOKENS, Message, Response, Usage, request_body
+from .messages import MAX_TOKENS, Message, Response, Usage
 from .models import Model, TokenCounter
 
 FORMAT = "teachagent.cassette/2"

@@ -16,8 +16,8 @@ from fake_anthropic import FakeAnthropic, message_body, policy_server, text_bloc
 
 from teachagent import replay
 from teachagent.agent import Agent, AgentError
-from teachagent.claude import Claude
-from teachagent.messages import Message, Response, Text, ToolResult, latest_results, request_body
+from teachagent.claude import Claude, request_body
+from teachagent.messages import Message, Response, Text, ToolResult, latest_results
 from teachagent.models import ScriptedModel, call
 from teachagent.notebook_runner import NotebookError, run_notebook
 from teachagent.replay import FORMAT, CassetteError, Player, Recorder, first_difference, read_cassette
