@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from .base.errors import check_number
 from .base.http import (
     DEFAULT_TIMEOUT,
     IDENTITY,
@@ -35,7 +36,6 @@ from .base.http import (
     capped_http_client,
     checked_key,
 )
-from .errors import check_number
 from .messages import (
     MAX_TOKENS,
     STOP_REASONS,

@@ -36,8 +36,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from .base.errors import check_number
 from .base.http import DEFAULT_TIMEOUT, IDENTITY, STAND_IN_KEY, Guarded, Secret, UnexpectedReply, capped_http_client, checked_key
-from .errors import check_number
 from .messages import MAX_TOKENS, Block, Message, Response, StopReason, Text, ToolCall, ToolResult, Usage
 from .models import PromptTooLong
 

@@ -13,11 +13,11 @@ from fake_openai import FakeOpenAI, completion_body, function_call, openai_error
 
 from teachagent import OpenAICompatible
 from teachagent.agent import Agent, AgentError
+from teachagent.base.errors import SettingError
 from teachagent.base.http import CallTimedOut, MissingAPIKey, ReplyTooLarge, UnexpectedReply
-from teachagent.errors import SettingError
+from teachagent.course.replay import Player, Recorder
 from teachagent.messages import Message, Text, ToolCall, ToolResult, Usage
 from teachagent.models import PromptTooLong
-from teachagent.replay import Player, Recorder
 from teachagent.tools import tool
 
 SECRET = "Zx8Kq3LmW5nR7tVb2YcH9dJf4Gs6Pa1E"  # a made-up key body; never a real key

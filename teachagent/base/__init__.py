@@ -1,1 +1,7 @@
-"""Below the ideas: the plumbing the lessons' modules call by one clear name, importing none of them."""
+"""The floor below the ideas: what every lesson's module stands on and calls by one clear name.
+
+Errors and `check_number`, display helpers, the JSON schema made from a function's
+signature, the strict file formats, and the HTTP guards both model adapters share. Nothing
+here imports an idea or the course, so a learner reading an idea module can take each of
+these names on trust.
+"""

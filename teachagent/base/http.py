@@ -29,7 +29,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..errors import CourseError, SettingError
+from .errors import CourseError, SettingError
 
 DEFAULT_TIMEOUT = 120.0  # seconds one call may take in all, retries included
 MAX_REPLY_BYTES = 16 * 2**20  # 16 MiB; a reply of the largest max_tokens is well under 1 MiB of JSON
