@@ -100,31 +100,36 @@ def single(rows: list[Row]) -> None:
     server.stop()
 
 
+def level(server: local.LocalServer, learners: int) -> tuple[list[float], int, float]:
+    """`learners` agents at once on `server`: the seconds of every step, the tokens generated, the wall time."""
+    steps: list[float] = []
+    tokens = [0]
+    lock = threading.Lock()
+
+    def learner() -> None:
+        run = Agent(local.local_model(server), TOOLS, max_steps=2, max_tokens=48).run(TASK)
+        with lock:
+            steps.extend(step.seconds for step in run.steps)
+            tokens[0] += sum(step.response.usage.output_tokens for step in run.steps)
+
+    threads = [threading.Thread(target=learner) for _ in range(learners)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=600)
+    return steps, tokens[0], time.perf_counter() - started
+
+
 def room(rows: list[Row]) -> None:
     server = local.start_server(threads=min(2, os.cpu_count() or 1), slots=8, context=2048)
     for learners in LEARNERS:
-        steps: list[float] = []
-        tokens = [0]
-        lock = threading.Lock()
-
-        def learner() -> None:
-            run = Agent(local.local_model(server), TOOLS, max_steps=2, max_tokens=48).run(TASK)
-            with lock:
-                steps.extend(step.seconds for step in run.steps)
-                tokens[0] += sum(step.response.usage.output_tokens for step in run.steps)
-
-        threads = [threading.Thread(target=learner) for _ in range(learners)]
-        started = time.perf_counter()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=600)
-        wall = time.perf_counter() - started
+        steps, tokens, wall = level(server, learners)
         group = f"h. one local server, {learners:>2} learners"
         p90 = statistics.quantiles(steps, n=10)[-1] if len(steps) > 1 else steps[0]
         rows += [(group, f"latency per step, median (90th percentile {p90:.2f} s)", statistics.median(steps), None, "s"),
                  (group, f"throughput: steps/s ({len(steps)} steps in {wall:.1f} s)", len(steps) / wall, None, "steps/s"),
-                 (group, "throughput: generated tokens/s, all learners", tokens[0] / wall, None, "tokens/s")]
+                 (group, "throughput: generated tokens/s, all learners", tokens / wall, None, "tokens/s")]
     server.stop()
 
 
