@@ -83,8 +83,12 @@ class LocalServer:
         self._server = None
 
 
-def start_server(threads: int | None = None, slots: int = 1, context: int = CONTEXT, seed: int = 0) -> LocalServer:
-    """A new llama.cpp server for SmolLM2 on 127.0.0.1; `slots` requests are served at once, each with `context` tokens."""
+def start_server(threads: int | None = None, slots: int = 1, context: int = CONTEXT, seed: int | None = None) -> LocalServer:
+    """A new llama.cpp server for SmolLM2 on 127.0.0.1; `slots` requests are served at once, each with `context` tokens.
+
+    Without a `seed` the model samples afresh each time, as a real model does: the same task
+    run twice may take different steps (lesson 3's point). A `seed` makes its replies repeat.
+    """
     path = model_file()
     try:
         import xllamacpp
@@ -102,7 +106,8 @@ def start_server(threads: int | None = None, slots: int = 1, context: int = CONT
     params.offline = True  # never reach for a model hub
     params.cpuparams.n_threads = params.cpuparams_batch.n_threads = threads
     params.n_parallel, params.n_ctx = slots, context * slots  # llama.cpp shares n_ctx among the slots
-    params.sampling.seed = seed
+    if seed is not None:
+        params.sampling.seed = seed
     params.verbosity = -1  # its log would go to the kernel's terminal; errors still come back over HTTP
     started = time.monotonic()
     server = xllamacpp.Server(params)
