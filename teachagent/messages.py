@@ -108,6 +108,10 @@ class ToolCall:
         if self.unparsed is not None and not isinstance(self.unparsed, str):
             raise TypeError(f"ToolCall.unparsed must be a str or None, got {type(self.unparsed).__name__}")
 
+    def __repr__(self) -> str:
+        shown = f"ToolCall(id={self.id!r}, name={self.name!r}, input={self.input!r}"
+        return shown + (f", unparsed={self.unparsed!r})" if self.unparsed is not None else ")")
+
     def to_dict(self) -> dict[str, Any]:
         d = {"type": "tool_use", "id": self.id, "name": self.name, "input": self.input}
         if self.unparsed is not None:
