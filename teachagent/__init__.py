@@ -29,6 +29,7 @@ from .messages import (
     tool_exchanges,
 )
 from .models import Model, ScriptedModel, ScriptExhausted, call
+from .openai_compatible import OpenAICompatible
 from .course.modes import select_model
 from .tokens import context_tokens, count_tokens, message_tokens, tools_tokens
 
@@ -67,7 +68,7 @@ from .course.widgets import SuccessExplorer
 
 __all__ = [
     # lesson 1
-    "Claude", "STOPS", "STOP_REASONS", "Message", "Model", "RedactedThinking", "Response",
+    "Claude", "STOPS", "STOP_REASONS", "Message", "Model", "OpenAICompatible", "RedactedThinking", "Response",
     "ScriptExhausted", "ScriptedModel", "StopReason", "Text", "Thinking", "ToolCall", "ToolResult", "Usage",
     "call", "context_tokens", "count_tokens", "latest_results", "message_tokens", "select_model", "show",
     "tool_exchanges", "tools_tokens",

@@ -4,8 +4,10 @@ It asks the question of notebooks/05_research_kl.ipynb, "is KL divergence a dist
 and prints each step k as it happens: the tokens the model read (c_k), the running total
 Z = c_1 + ... + c_k, what the model wrote, its tool calls and what they returned.
 The model comes from `select_model`, as in the notebooks: offline by default (a scripted
-researcher: no key, no network), or `--mode live|record|replay` (`--live` for short),
-with the same tools; record and replay use the cassette `--cassette PATH`. With
+researcher: no key, no network), or `--mode local|live|record|replay` (`--live` for short),
+with the same tools; live and record use Claude, or the OpenAI-compatible server that
+`--base-url URL --model NAME` name (or TEACHAGENT_BASE_URL and TEACHAGENT_MODEL); record
+and replay use the cassette `--cassette PATH`. With
 `--human` you are the model: each step shows what it reads and you type its reply. Exit code: 0
 for an answer, 1 for a run without one, 2 for a bad option, a missing API key, a
 cassette that cannot be used or a --json path that cannot be written.
@@ -61,9 +63,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                                      epilog=NOTEBOOK_COMMANDS)
     parser.add_argument("--strategy", choices=list(STRATEGIES), default="excerpt",
                         help="how the scripted researcher works (offline only; default: excerpt)")
-    parser.add_argument("--mode", choices=MODES, help="offline, live (needs ANTHROPIC_API_KEY), record or replay "
-                        "(default: TEACHAGENT_MODE, else offline)")
+    parser.add_argument("--mode", choices=MODES, help="offline, local (a small model in this process), live (Claude, "
+                        "or the server of --base-url), record or replay (default: TEACHAGENT_MODE, else offline)")
     parser.add_argument("--live", action="store_const", const="live", dest="mode", help="short for --mode live")
+    parser.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible server for live and record, e.g. "
+                        "http://localhost:11434/v1 for Ollama (default: TEACHAGENT_BASE_URL; none: Claude)")
+    parser.add_argument("--model", metavar="NAME", help="the model that server runs (default: TEACHAGENT_MODEL)")
     parser.add_argument("--cassette", metavar="PATH", help="the cassette to record to or replay from "
                         "(default: TEACHAGENT_CASSETTE)")
     parser.add_argument("--human", action="store_true", help="you are the model: see what it reads, type its replies")
@@ -151,6 +156,9 @@ def research_main(argv: list[str]) -> int:
         print("[teachagent] you are the model: each step shows what the model reads; reply with text for a final "
               'answer, or with lines like: call search {"query": "KL divergence"}. Ctrl-D stops.')
     else:
+        for setting, value in (("TEACHAGENT_BASE_URL", args.base_url), ("TEACHAGENT_MODEL", args.model)):
+            if value is not None:  # select_model reads the same settings the notebooks do
+                os.environ[setting] = value
         try:
             model = select_model(scripted, mode=args.mode, cassette=args.cassette, file=sys.stderr)  # stdout: the run
         except (CourseError, ValueError) as error:  # no key, or a cassette that cannot be used: before any call

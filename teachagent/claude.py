@@ -9,28 +9,33 @@ when a `Claude` is made, so offline lessons never load it.
 A request whose context alone is larger than the model's window gets HTTP 400 "prompt is
 too long"; it becomes `PromptTooLong`, the error a scripted model raises at its window.
 
-Three guarantees sit on top of the SDK:
-- every call ends by its `timeout`, retries included, even when a server sends its reply
-  one byte at a time (the SDK's own timeout is per read, not per call);
-- a reply body larger than `MAX_REPLY_BYTES` is refused as it arrives, so a broken or
-  hostile server cannot fill the memory (we ask for an uncompressed body, so the bytes
-  counted are the bytes kept);
-- the API key never appears in anything we print, raise or save. A key with whitespace or
-  a control character in it (a stray \\r from a Windows .env file is the usual one) is
-  refused at once, because the HTTP library would otherwise quote it in an error.
+The transport guards sit in teachagent/base/http.py, shared with `OpenAICompatible`: a
+total deadline per call, a bounded reply body, and an API key that reaches no output.
+`request_body` below is the request in the Messages API's shape, which is also the form
+a cassette records for any model.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import threading
-import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-from .base.errors import CourseError, check_number
+from .base.errors import check_number
+from .base.http import (
+    DEFAULT_TIMEOUT,
+    IDENTITY,
+    STAND_IN_KEY,
+    CallTimedOut,
+    Guarded,
+    MissingAPIKey,
+    ReplyTooLarge,
+    Secret,
+    UnexpectedReply,
+    capped_http_client,
+    checked_key,
+)
 from .messages import (
     MAX_TOKENS,
     STOP_REASONS,
@@ -43,45 +48,12 @@ from .messages import (
     Thinking,
     ToolCall,
     Usage,
-    request_body,
 )
 from .models import PromptTooLong
 
 # One place to change the model every live lesson uses; TEACHAGENT_CLAUDE_MODEL overrides it.
 DEFAULT_MODEL = "claude-haiku-5-5"  # the inexpensive tier; checked 2026-11-30
-DEFAULT_TIMEOUT = 120.0  # seconds one call may take in all, retries included
-MAX_REPLY_BYTES = 16 * 2**20  # 16 MiB; a reply of the largest max_tokens is well under 1 MiB of JSON
-
-
-class MissingAPIKey(CourseError, RuntimeError):
-    """Live mode was asked for but no usable API key is set."""
-
-
-class UnexpectedReply(RuntimeError):
-    """The API answered with something this adapter cannot turn into a `Response`."""
-
-
-class ReplyTooLarge(UnexpectedReply):
-    """The API's reply body was larger than `MAX_REPLY_BYTES`; it was not read to the end."""
-
-
-class CallTimedOut(RuntimeError):
-    """A model call did not finish within its total time allowance."""
-
-
-def checked_key(key: str | None) -> str:
-    """The key, if it can be sent as it is; a `MissingAPIKey` that never quotes it otherwise."""
-    if not key:
-        raise MissingAPIKey(
-            "live mode needs an API key: set ANTHROPIC_API_KEY, or run offline (the default; no key needed)"
-        )
-    if any(ch.isspace() or unicodedata.category(ch).startswith("C") for ch in key):
-        raise MissingAPIKey(
-            f"the API key ({len(key)} characters) holds whitespace or a control character, often a stray \\r or "
-            "\\n from a .env file saved with Windows line endings. Set ANTHROPIC_API_KEY to the key alone and "
-            "start again."
-        )
-    return key
+__all__ = ["DEFAULT_MODEL", "CallTimedOut", "Claude", "MissingAPIKey", "ReplyTooLarge", "UnexpectedReply"]
 
 
 class Claude:
@@ -102,21 +74,17 @@ class Claude:
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         self.name = model or os.environ.get("TEACHAGENT_CLAUDE_MODEL") or DEFAULT_MODEL
+        secret, api_key = Secret(api_key or os.environ.get("ANTHROPIC_API_KEY") or ""), None  # no frame holds the key itself
+        checked_key(secret, "ANTHROPIC_API_KEY")
         self.timeout = float(check_number("timeout", timeout, above=0, at_most=24 * 3600, unit="seconds"))
         check_number("max_retries", max_retries, whole=True, at_least=0, at_most=10)
-        key = checked_key(api_key or os.environ.get("ANTHROPIC_API_KEY"))
         import anthropic
 
-        # the key lives only inside the SDK client, which is made again if a call must be abandoned
-        self._connect = lambda: anthropic.Anthropic(
-            api_key=key,
-            base_url=base_url,
-            max_retries=max_retries,
-            timeout=self.timeout,
-            default_headers={"accept-encoding": "identity"},  # so the body we count is the body we keep
-            http_client=anthropic.DefaultHttpxClient(event_hooks={"response": [cap_reply_body]}),
+        build = lambda: anthropic.Anthropic(  # noqa: E731
+            api_key=STAND_IN_KEY, base_url=base_url, max_retries=max_retries, timeout=self.timeout,
+            default_headers=IDENTITY, http_client=capped_http_client(anthropic),
         )
-        self._client = self._connect()
+        self._guarded = Guarded(build, secret, self.timeout, self.name)
 
     def __repr__(self) -> str:
         return f"Claude(model={self.name!r})"
@@ -134,7 +102,7 @@ class Claude:
 
         params = self.request(system, messages, tools, max_tokens)
         try:
-            reply = self._within_timeout(lambda client: client.messages.create(**params))
+            reply = self._guarded.call(lambda client: client.messages.create(**params))
         except anthropic.BadRequestError as error:
             too_long = re.search(r"prompt is too long(?:: (\d+) tokens > (\d+) maximum)?", str(error))
             if too_long is None:
@@ -151,71 +119,8 @@ class Claude:
         """
         params = self.request(system, messages, tools, 1)
         del params["max_tokens"]
-        counted = self._within_timeout(lambda client: client.messages.count_tokens(**params))
+        counted = self._guarded.call(lambda client: client.messages.count_tokens(**params))
         return int(counted.input_tokens)
-
-    def _within_timeout(self, send: Any) -> Any:
-        """`send(client)`, run on a helper thread so that it can be abandoned after `timeout` seconds.
-
-        Abandoning closes the client, which ends the stalled connection, and starts a new one
-        for the next call. Ctrl-C still reaches the waiting (main) thread.
-        """
-        client, outcome, done = self._client, {}, threading.Event()
-
-        def attempt() -> None:
-            try:
-                outcome["reply"] = send(client)
-            except BaseException as error:  # handed to the caller's thread below
-                outcome["error"] = error
-            finally:
-                done.set()
-
-        threading.Thread(target=attempt, name="teachagent-claude-call", daemon=True).start()
-        if not done.wait(self.timeout):
-            self._client = self._connect()
-            client.close()
-            raise CallTimedOut(f"the call to {self.name} took more than {self.timeout:g} s in all and was abandoned")
-        if "error" in outcome:
-            error = outcome["error"]
-            cause = error
-            while cause is not None:  # the SDK wraps what the body cap raised, and retries it like a lost connection
-                if isinstance(cause, ReplyTooLarge):
-                    raise ReplyTooLarge(str(cause)) from None
-                cause = cause.__cause__
-            if isinstance(error, json.JSONDecodeError):
-                raise UnexpectedReply(f"the API answered with a body that is not JSON ({error})") from None
-            raise error
-        return outcome["reply"]
-
-
-def cap_reply_body(response: Any) -> None:
-    """The HTTP client's response hook: stop reading a body once it passes `MAX_REPLY_BYTES`.
-
-    It runs before the body is read. A body whose announced length is too large is refused
-    at once; any other is counted as it arrives, so a body without a length (or with a
-    false one) is cut off at the limit too.
-    """
-    import httpx2
-
-    limit, inner = MAX_REPLY_BYTES, response.stream
-    refusal = f"the API's reply body is larger than {limit:,} bytes; it was not read to the end"
-    announced = response.headers.get("content-length", "")
-    if announced.isdigit() and int(announced) > limit:
-        raise ReplyTooLarge(f"{refusal} (it announced {int(announced):,})")
-
-    class Capped(httpx2.SyncByteStream):
-        def __iter__(self):
-            seen = 0
-            for chunk in inner:
-                seen += len(chunk)
-                if seen > limit:
-                    raise ReplyTooLarge(refusal)
-                yield chunk
-
-        def close(self) -> None:
-            inner.close()
-
-    response.stream = Capped()
 
 
 def to_response(reply: Any) -> Response:
@@ -249,3 +154,15 @@ def to_response(reply: Any) -> Response:
         cache_creation_input_tokens=getattr(u, "cache_creation_input_tokens", None) or 0,
     )
     return Response(content, reply.stop_reason, usage, reply.model)
+
+
+def request_body(
+    model: str, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
+) -> dict[str, Any]:
+    """One Messages API request as plain JSON data: what this adapter sends, and what a cassette records for any model."""
+    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": [m.to_dict() for m in messages]}
+    if system:
+        body["system"] = system
+    if tools:
+        body["tools"] = list(tools)
+    return body

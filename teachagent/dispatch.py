@@ -67,6 +67,10 @@ class Dispatcher:
         if tool is None:
             available = ", ".join(map(repr, self._tools)) or "none"
             return error(f"there is no tool named {shorten(repr(name), 100)}; the available tools are: {available}")
+        unparsed = getattr(call, "unparsed", None)
+        if isinstance(unparsed, str):
+            return error(f"the arguments of this call to {name!r} are not a JSON object, so it was not run: "
+                         f"{shorten(repr(unparsed), 200)}; write them as one JSON object")
         if not isinstance(tool_input, dict):
             return error(f"the input to {name!r} must be a JSON object, got {type(tool_input).__name__}")
 

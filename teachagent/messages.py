@@ -65,20 +65,35 @@ class Text:
 
 @dataclass
 class ToolCall:
-    """The model's request to run tool `name` with `input`. Nothing has run yet."""
+    """The model's request to run tool `name` with `input`. Nothing has run yet.
+
+    `unparsed` holds the arguments as the model wrote them when they were not a JSON object
+    (a small model behind an OpenAI-compatible server writes that often); `input` is then
+    empty, and the dispatcher answers the call with an error the model can read.
+    """
 
     id: str
     name: str
     input: dict[str, Any]
+    unparsed: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"ToolCall.name must be a non-empty str, got {self.name!r}")
         if not isinstance(self.input, dict):
             raise TypeError(f"ToolCall.input must be a dict, got {type(self.input).__name__}: {self.input!r}")
+        if self.unparsed is not None and not isinstance(self.unparsed, str):
+            raise TypeError(f"ToolCall.unparsed must be a str or None, got {type(self.unparsed).__name__}")
+
+    def __repr__(self) -> str:
+        shown = f"ToolCall(id={self.id!r}, name={self.name!r}, input={self.input!r}"
+        return shown + (f", unparsed={self.unparsed!r})" if self.unparsed is not None else ")")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": "tool_use", "id": self.id, "name": self.name, "input": self.input}
+        d = {"type": "tool_use", "id": self.id, "name": self.name, "input": self.input}
+        if self.unparsed is not None:
+            d["unparsed_input"] = self.unparsed
+        return d
 
 
 @dataclass
@@ -187,7 +202,7 @@ def block_from_dict(d: dict[str, Any]) -> Block:
     if kind == "text":
         return Text(d["text"])
     if kind == "tool_use":
-        return ToolCall(d["id"], d["name"], d["input"])
+        return ToolCall(d["id"], d["name"], d["input"], d.get("unparsed_input"))
     if kind == "tool_result":
         return ToolResult(d["tool_use_id"], d["content"], bool(d.get("is_error", False)))
     if kind == "thinking":
@@ -364,18 +379,6 @@ def tool_exchanges(messages: list[Message]) -> list[tuple[ToolCall, ToolResult]]
     calls = {b.id: b for m in messages for b in m.content if isinstance(b, ToolCall)}
     return [(calls[b.tool_use_id], b) for m in messages for b in m.content
             if isinstance(b, ToolResult) and b.tool_use_id in calls]
-
-
-def request_body(
-    model: str, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
-) -> dict[str, Any]:
-    """One Messages API request as plain JSON data: what the adapter sends and a cassette records."""
-    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": [m.to_dict() for m in messages]}
-    if system:
-        body["system"] = system
-    if tools:
-        body["tools"] = list(tools)
-    return body
 
 
 def show(messages: list[Message]) -> str:

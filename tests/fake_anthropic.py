@@ -15,6 +15,7 @@ answers, and read back what was sent. Nothing here ever touches the internet.
 
 from __future__ import annotations
 
+import gzip
 import json
 import socket
 import threading
@@ -56,10 +57,29 @@ class Flood:
     size: int
 
 
+@dataclass
+class Gzipped:
+    """Answer 200 with `reply`'s JSON body gzip-compressed, although the client asked for none.
+
+    `padding` bytes of spaces go after the JSON (still valid JSON): a million of them
+    compress to about a kilobyte, which is how a small body inflates past any cap.
+    """
+
+    reply: Any
+    padding: int = 0
+
+
+@dataclass
+class EchoAuthorization:
+    """Answer `status` with an error body that quotes the request's Authorization header, as some proxies do."""
+
+    status: int = 401
+
+
 # A scripted reply: (status, JSON body, extra headers); raw bytes sent as a 200
 # "application/json" body that is not JSON (what a broken proxy might hand back);
 # or one of the network faults above.
-Reply = Union[tuple[int, Any, dict[str, str]], bytes, Reset, Slow, Drip, Flood]  # noqa: UP007 (a tuple type | ... fails on 3.10)
+Reply = Union[tuple[int, Any, dict[str, str]], bytes, Reset, Slow, Drip, Flood, Gzipped, EchoAuthorization]  # noqa: UP007 (a tuple type | ... fails on 3.10)
 
 # Tells the SDK to wait 1 ms before retrying, instead of its half-second backoff.
 RETRY_FAST = {"retry-after-ms": "1"}
@@ -196,7 +216,14 @@ def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
             if isinstance(reply, Slow):
                 time.sleep(min(reply.seconds, 5))  # bounded, like every wait here
                 reply = reply.reply
-            if isinstance(reply, Flood):
+            if isinstance(reply, EchoAuthorization):
+                echoed = {"error": {"type": "authentication_error", "code": "invalid_api_key",
+                                    "message": f"invalid credentials: {self.headers.get('authorization')}"}}
+                self._send(reply.status, json.dumps(echoed).encode(), {"x-should-retry": "false"})
+            elif isinstance(reply, Gzipped):
+                packed = gzip.compress(json.dumps(reply.reply).encode() + b" " * reply.padding, compresslevel=9)
+                self._send(200, packed, {"content-encoding": "gzip"})
+            elif isinstance(reply, Flood):
                 self._flood(reply.size)
             elif isinstance(reply, Drip):
                 self._drip(json.dumps(reply.reply).encode(), reply.every)

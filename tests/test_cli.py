@@ -27,8 +27,11 @@ FAKE_KEY = "sk-ant-api03-" + "x" * 40
 @pytest.fixture(autouse=True)
 def no_mode_from_the_machine(monkeypatch):
     """The demo reads TEACHAGENT_MODE as the notebooks do: none may leak in from the machine running the tests."""
-    for name in ("TEACHAGENT_MODE", "TEACHAGENT_CASSETTE", "TEACHAGENT_DRAFT", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+    for name in ("TEACHAGENT_MODE", "TEACHAGENT_CASSETTE", "TEACHAGENT_DRAFT", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
+                 "OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
+    for name in ("TEACHAGENT_BASE_URL", "TEACHAGENT_MODEL"):  # empty is unset; --base-url and --model overwrite them
+        monkeypatch.setenv(name, "")
 
 
 def test_default_run_prints_every_step_and_the_answer(capsys):
@@ -120,6 +123,17 @@ def test_live_without_a_key_exits_2_naming_the_variable(monkeypatch, capsys):
     out, err = capsys.readouterr()
     assert "ANTHROPIC_API_KEY" in err and len(err.strip().splitlines()) == 1
     assert out == ""
+
+
+def test_live_with_a_server_runs_the_demo_against_it(capsys):
+    from fake_openai import FakeOpenAI, completion_body
+
+    with FakeOpenAI() as fake:
+        fake.queue((200, completion_body("KL divergence is not a distance: it is not symmetric."), {}))
+        assert cli.main(["--live", "--base-url", fake.base_url, "--model", "llama3.2"]) == 0
+    out, err = capsys.readouterr()
+    assert err.startswith(f"[teachagent] live mode: llama3.2 at {fake.base_url}, an OpenAI-compatible server")
+    assert "not symmetric" in out and fake.requests[0].body["model"] == "llama3.2"
 
 
 def test_a_failed_model_call_exits_1_and_keeps_the_partial_run(monkeypatch, tmp_path, capsys):

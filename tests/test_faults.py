@@ -16,6 +16,7 @@ from fake_anthropic import (
     Drip,
     FakeAnthropic,
     Flood,
+    Gzipped,
     Reset,
     Slow,
     error_body,
@@ -139,10 +140,12 @@ def test_a_reply_cut_by_max_tokens_in_the_middle_of_a_tool_call(fake, tmp_path):
     assert run.steps[1].results == [] and [n.text for n in store.all()] == ["step one is done"]
 
 
-@pytest.mark.parametrize("reply", [Flood(50 * 2**20), (200, {"padding": "x" * 2**20}, {})], ids=["unannounced", "announced"])
+@pytest.mark.parametrize("reply", [Flood(50 * 2**20), (200, {"padding": "x" * 2**20}, {}),
+                                   Gzipped(message_body([text_block("ok")]), padding=50 * 2**20)],
+                         ids=["unannounced", "announced", "gzip-bomb"])
 def test_a_huge_reply_body_is_cut_off_with_the_partial_run_kept(fake, tmp_path, monkeypatch, reply):
     """A body past the cap ends the call with a clear error, reading at most the cap (times the SDK's tries)."""
-    monkeypatch.setattr("teachagent.claude.MAX_REPLY_BYTES", 256 * 2**10)
+    monkeypatch.setattr("teachagent.base.http.MAX_REPLY_BYTES", 256 * 2**10)
     started = time.monotonic()
     error, store, recorder = run_until_fault(fake, tmp_path, *[reply] * (RETRIES + 1), timeout=20)
     assert time.monotonic() - started < 15

@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 import traceback
 
+import anthropic
 import nbformat
 import pytest
-from fake_anthropic import FakeAnthropic, message_body, text_block
+from fake_anthropic import EchoAuthorization, FakeAnthropic, message_body, text_block
 
-from teachagent.agent import Agent
+from teachagent.agent import Agent, AgentError
+from teachagent.base.errors import SettingError
 from teachagent.claude import Claude, MissingAPIKey
 from teachagent.course.replay import Recorder
 
@@ -71,3 +73,39 @@ def test_a_notebook_with_a_bad_key_shows_one_line_and_saves_no_part_of_the_key(t
     assert error["output_type"] == "error" and error["ename"] == "MissingAPIKey"
     assert len(error["traceback"]) == 1 and "whitespace or a control character" in error["traceback"][0]
     assert not leaks(path.read_text(encoding="utf-8")) and not leaks(json.dumps(nb))
+
+
+def everything_shown(error: BaseException) -> str:
+    """What any traceback printer could show of `error` (%xmode Verbose, pytest --showlocals): text and frame variables."""
+    shown, seen, pending = ["".join(traceback.format_exception(error)), repr(error)], set(), [error]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        tb = current.__traceback__
+        while tb is not None:
+            shown += [repr(value) for value in tb.tb_frame.f_locals.values()]
+            tb = tb.tb_next
+        pending += [e for e in (current.__cause__, current.__context__) if e is not None]
+    return "\n".join(shown)
+
+
+def test_a_server_that_echoes_the_key_in_a_401_puts_it_in_no_error(monkeypatch):
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with FakeAnthropic() as fake:
+        fake.queue(EchoAuthorization())
+        claude = Claude("claude-test", api_key=GOOD_KEY, base_url=fake.base_url, max_retries=0, timeout=5)
+        with pytest.raises(AgentError) as caught:
+            Agent(claude, []).run("Hello.")
+    assert isinstance(caught.value.__cause__, anthropic.AuthenticationError)
+    assert "Bearer [the API key]" in str(caught.value)
+    assert not leaks(everything_shown(caught.value))
+
+
+def test_a_client_that_cannot_be_built_is_one_line_with_no_key_in_its_frames():
+    with pytest.raises(SettingError) as caught:
+        Claude("claude-test", api_key=GOOD_KEY, base_url="http://[::1")
+    assert "cannot be made" in str(caught.value) and "\n" not in str(caught.value)
+    assert not leaks(everything_shown(caught.value))

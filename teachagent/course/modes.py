@@ -1,9 +1,14 @@
-"""Which model a lesson or the terminal demo uses (course machinery; README.md, "Going live with Claude").
+"""Which model a lesson or the terminal demo uses (course machinery; README.md, "Choosing a model").
 
 Every notebook, from notebooks/01_bare_chat.ipynb on, and `python -m teachagent` get
 their model from `select_model`, which reads the mode from `TEACHAGENT_MODE` unless
-told otherwise: `offline` (a scripted model), `live` (Claude), `record` (Claude, every
-exchange saved to a cassette) or `replay` (answers read back from a cassette).
+told otherwise: `offline` (a scripted model), `local` (a small real model in this
+process), `live` (Claude, or any OpenAI-compatible server), `record` (the live model,
+every exchange saved to a cassette) or `replay` (answers read back from a cassette).
+
+The live model is Claude (`ANTHROPIC_API_KEY`) unless `TEACHAGENT_BASE_URL` names an
+OpenAI-compatible server (Ollama, LM Studio, llama.cpp, vLLM, OpenAI); `TEACHAGENT_MODEL`
+then names the model it should run, and `OPENAI_API_KEY` is sent if the server wants one.
 
 The cassette is `TEACHAGENT_CASSETTE`, or else the running notebook's own,
 notebooks/cassettes/<notebook>.jsonl (Jupyter names the notebook in `JPY_SESSION_NAME`).
@@ -29,7 +34,7 @@ from ..models import Model, ScriptedModel
 if TYPE_CHECKING:  # for the annotations only: replay is imported where it is used
     from .replay import Player, Recorder
 
-MODES = ("offline", "live", "record", "replay")
+MODES = ("offline", "local", "live", "record", "replay")
 
 _open: dict[Path, Recorder | Player] = {}  # one recorder or player per cassette per process, shared by every select_model
 
@@ -82,15 +87,36 @@ def _finish_at_exit(recorder: Recorder) -> None:
             print(f"teachagent: {error}", file=sys.__stderr__)
 
 
+def live_model() -> tuple[Model, str, bool]:
+    """The live model the settings name, where its answers come from (in words), and whether it is Claude, which bills."""
+    base_url = os.environ.get("TEACHAGENT_BASE_URL", "").strip()
+    if not base_url:
+        from ..claude import Claude
+
+        claude = Claude()  # a missing key stops here, before any call
+        return claude, f"{claude.name} through the Anthropic API", True
+    name = os.environ.get("TEACHAGENT_MODEL", "").strip()
+    if not name:
+        raise SettingError("TEACHAGENT_BASE_URL names a server; set TEACHAGENT_MODEL to the model it should run "
+                           "(e.g. llama3.2 for Ollama), or unset TEACHAGENT_BASE_URL for Claude")
+    from ..openai_compatible import OpenAICompatible
+
+    model = OpenAICompatible(name, base_url)
+    return model, f"{model.name}, an OpenAI-compatible server", False
+
+
 def select_model(script: Any = None, mode: str | None = None, quiet: bool = False, cassette: str | Path | None = None,
                  file: TextIO | None = None) -> Model:
     """The model a lesson should use, chosen by `mode` or else `TEACHAGENT_MODE`.
 
     - `offline` (the default): a `ScriptedModel` playing `script` (a list of steps or a
       policy function); no key, no network.
-    - `live`: `Claude()`, which needs `ANTHROPIC_API_KEY`.
-    - `record`: `Claude()`, every exchange recorded for the cassette (`cassette`, or see
-      the module's docstring).
+    - `local`: SmolLM2-135M-Instruct on a llama.cpp server this process starts on
+      127.0.0.1 (teachagent/course/local.py); no key, no network, a weak real model.
+    - `live`: `Claude()`, which needs `ANTHROPIC_API_KEY`; or, with `TEACHAGENT_BASE_URL`
+      and `TEACHAGENT_MODEL`, `OpenAICompatible` for that server.
+    - `record`: the live model, every exchange recorded for the cassette (`cassette`, or
+      see the module's docstring).
     - `replay`: answers read back from that cassette; no key, no network.
 
     Prints one line saying which it chose, so a scripted run can never pass for a real one.
@@ -106,10 +132,9 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
     if chosen in ("record", "replay"):
         path = cassette_path(chosen, cassette)
         if chosen == "record":
-            from ..claude import Claude
-
-            model = cassette_model(chosen, path, Claude())  # a missing key stops here, before any call
-            banner = (f"record mode: {model.name} through the Anthropic API, every call billed and recorded; "
+            live, where, billed = live_model()
+            model = cassette_model(chosen, path, live)
+            banner = (f"record mode: {where}, every call {'billed and ' if billed else ''}recorded; "
                       f"the recording replaces {path} when this kernel or program ends, if no call failed.")
         else:
             from .replay import Player
@@ -118,10 +143,15 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
             assert isinstance(model, Player)  # replay mode always gives a player
             banner = f"replay mode: answers recorded from {model.recorded}, read back from {path}; no API calls."
     elif chosen == "live":
-        from ..claude import Claude
+        model, where, billed = live_model()
+        banner = f"live mode: {where}; " + ("every call is billed to your key." if billed else
+                                            "a server on your machine costs nothing, a hosted one bills its key.")
+    elif chosen == "local":
+        from .local import local_model
 
-        model = Claude()
-        banner = f"live mode: {model.name} through the Anthropic API; every call is billed to your key."
+        model = local_model()
+        banner = (f"local mode: {model.name}. It runs in this process on the CPU (llama.cpp on 127.0.0.1): "
+                  "no key, no network. Its calls always fit the tools' schemas; its choices are its own.")
     else:
         if script is None:
             raise SettingError("offline mode needs a script for the ScriptedModel (a list of steps)")

@@ -29,7 +29,8 @@ from typing import Any
 from ..base.display import shorten
 from ..base.errors import CourseError
 from ..base.formats import FormatError, parse, read_text, validator
-from ..messages import MAX_TOKENS, Message, Response, Usage, request_body
+from ..claude import request_body
+from ..messages import MAX_TOKENS, Message, Response, Usage
 from ..models import Model, TokenCounter
 
 FORMAT = "teachagent.cassette/2"
