@@ -30,6 +30,7 @@ FINAL: tuple[StopReason, ...] = ("end_turn", "stop_sequence")
 # end of the context window) or refused.
 # Each is also the outcome of a run it ends.
 ENDS_RUN: tuple[Outcome, ...] = ("max_tokens", "refusal", "model_context_window_exceeded")
+MAX_STEPS = 1_000_000  # the largest step budget: more is a typo, not a budget
 
 
 class AgentError(RuntimeError):
@@ -118,7 +119,7 @@ class Agent:
     runs: list[Run] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
-        check_number("max_steps", self.max_steps, whole=True, at_least=1, at_most=1_000_000)
+        check_number("max_steps", self.max_steps, whole=True, at_least=1, at_most=MAX_STEPS)
         check_number("max_tokens", self.max_tokens, whole=True, at_least=1, at_most=1_000_000)
         for name, largest in (("max_context_tokens", 10**12), ("max_input_tokens", 10**12), ("max_dollars", 10**6)):
             if getattr(self, name) is not None:  # None: no such budget; a larger number is a typo, not a budget
