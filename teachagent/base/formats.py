@@ -31,7 +31,9 @@ from .display import shorten
 from .errors import CourseError
 from .schema import load_jsonschema
 
-MAX_BYTES = 200_000_000  # a saved file larger than this is refused unread; the largest lesson cassette is ~1 MB
+# A saved file larger than this is refused unread. The largest lesson cassette is ~1 MB; reading
+# a file takes at most about 30 times its size in memory (a file of nothing but {} is the worst).
+MAX_BYTES = 16_000_000
 MAX_DEPTH = 100  # brackets inside brackets; a course file needs about 15, json.loads would crash near 1,000
 MAX_DIGITS = 300  # a whole number longer than this is no count of anything (a float stops near 1e308)
 
@@ -76,6 +78,8 @@ def read_text(path: str | Path, what: str) -> str:
             raise FormatError(f"{shown} is a folder, not {what}")
         if not stat.S_ISREG(info.st_mode):
             raise FormatError(f"{shown} is not a regular file, so it is not {what}")
+        if info.st_size > MAX_BYTES:
+            raise FormatError(f"{shown} holds more than {MAX_BYTES:,} bytes, more than {what} ever does")
         chunks: list[bytes] = []
         while sum(map(len, chunks)) <= MAX_BYTES and (chunk := os.read(fd, 1 << 20)):
             chunks.append(chunk)
@@ -129,7 +133,8 @@ def parse(text: str, schema: str, line: int = 1) -> Any:
 
 def _first_problem(data: Any, schema: str) -> Any:
     """The most telling way `data` breaks the schema (a jsonschema error), or None when it matches."""
-    return load_jsonschema().exceptions.best_match(validator(schema).iter_errors(data))
+    # the best of the first few: a file wrong in a million places would otherwise take minutes to describe
+    return load_jsonschema().exceptions.best_match(itertools.islice(validator(schema).iter_errors(data), 20))
 
 
 def validator(schema: str) -> Any:
