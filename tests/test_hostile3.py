@@ -363,3 +363,222 @@ def test_a_growth_per_call_from_a_nan_is_refused():
 def test_a_negative_usage_costs_nothing_back():
     with pytest.raises(ValueError, match="usage.output_tokens must be a whole number of at least 0"):
         PRICES["claude-haiku-5-5"].dollars(Usage(10, -1_000_000))
+
+
+class Reporting:
+    """A model that cannot be asked for a count and reports reading `factor` times what we count."""
+
+    name = "a server that counts its own way"
+
+    def __init__(self, factor: int) -> None:
+        self.factor, self.calls = factor, 0
+
+    def complete(self, system, messages, tools=(), max_tokens=1024) -> Response:
+        from teachagent.tokens import context_tokens
+
+        self.calls += 1
+        read = self.factor * context_tokens(system, messages, tools)
+        return Response([ToolCall(f"t{self.calls}", "echo", {"text": "x" * 400})], "tool_use", Usage(read, 50))
+
+
+def test_a_dollar_budget_holds_for_a_model_that_reports_more_than_we_count():
+    from teachagent.agent import Agent
+    from teachagent.tools import tool
+
+    @tool
+    def echo(text: str) -> str:
+        """Say it back."""
+        return text
+
+    price = PRICES["claude-sonnet-5-5"]
+    for factor in (1, 5, 20):
+        agent = Agent(Reporting(factor), [echo], max_steps=50, max_dollars=0.05, price=price)
+        run = agent.run("go")
+        spent = sum(price.dollars(step.response.usage) for step in run.steps)
+        assert run.outcome == "max_dollars" and spent <= 0.05, (factor, spent)  # was 5 times over, at factor 5
+
+
+# --- raw tracebacks where one line is promised (the loop) --------------------------------------------
+
+
+class Leaving(BaseException):
+    """Not an Exception: what a careless hook or model might raise."""
+
+
+@pytest.mark.parametrize("raised", [SystemExit(3), Leaving("bye")])
+def test_a_base_exception_from_on_step_or_a_model_ends_the_run_as_an_agent_error(raised):
+    from teachagent.agent import Agent, AgentError
+
+    def hook(step, run):
+        raise raised
+
+    with pytest.raises(AgentError, match=f"on_step raised after step 1: {type(raised).__name__}") as caught:
+        Agent(ScriptedModel(["hello"]), on_step=hook).run("hi")
+    assert caught.value.run.outcome == "error" and len(caught.value.run.steps) == 1
+
+    class Exiting:
+        name = "exiting"
+
+        def complete(self, *args, **kwargs):
+            raise raised
+
+    with pytest.raises(AgentError, match=f"the model call at step 1 failed: {type(raised).__name__}"):
+        Agent(Exiting()).run("hi")  # type: ignore[arg-type]
+
+
+def test_ctrl_c_in_on_step_still_stops_the_run():
+    from teachagent.agent import Agent
+
+    def hook(step, run):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        Agent(ScriptedModel(["hello"]), on_step=hook).run("hi")
+
+
+def test_tool_input_nested_990_deep_is_a_bad_reply_and_the_run_can_be_saved(tmp_path):
+    from teachagent.agent import Agent, AgentError, BadReply
+
+    deep: dict = {}
+    for _ in range(990):
+        deep = {"a": deep}
+    model = Verbatim(Response([ToolCall("t1", "f", deep)], "tool_use"))
+    with pytest.raises(AgentError, match="nested more than 64 levels deep") as caught:
+        Agent(model).run("hi")  # type: ignore[arg-type]
+    assert isinstance(caught.value.__cause__, BadReply)
+    assert Run.load(caught.value.run.save(tmp_path / "run.json")).outcome == "error"
+
+
+def test_a_stand_in_tool_call_whose_field_raises_is_a_bad_reply():
+    from teachagent.agent import BadReply, checked_reply
+
+    class Haunted(ToolCall):
+        @property  # type: ignore[override]
+        def input(self):
+            raise LookupError("no input here")
+
+        @input.setter
+        def input(self, value):
+            pass
+
+    response = Response([ToolCall("t", "f", {})], "tool_use")
+    response.content[0].__class__ = Haunted  # made whole, then haunted: as a stand-in object can be
+    with pytest.raises(BadReply, match="^the reply could not be read: LookupError: no input here$"):
+        checked_reply(response)
+
+
+# --- tools: time, threads, odd results ---------------------------------------------------------------
+
+
+class Unmeasurable(str):
+    def __len__(self) -> int:
+        raise RuntimeError("no length")
+
+
+def test_a_tool_returning_a_str_subclass_whose_len_raises_is_kept_as_plain_text():
+    from teachagent.agent import Agent
+    from teachagent.tools import tool
+
+    @tool
+    def odd() -> str:
+        """Return odd text."""
+        return Unmeasurable("fine text")
+
+    script = [ToolCall("", "odd", {}), "done"]
+    run = Agent(ScriptedModel(script), [odd]).run("go")
+    assert run.outcome == "answer" and type(run.steps[0].results[0].content) is str
+    assert run.steps[0].results[0].content == "fine text"
+
+
+def test_checking_a_huge_input_counts_against_the_tools_time_limit():
+    from teachagent.base.schema import input_validator
+    from teachagent.dispatch import Dispatcher
+    from teachagent.tools import tool
+
+    @tool(timeout=0.05)
+    def total(numbers: list[int]) -> str:
+        """Add the numbers."""
+        return str(sum(numbers))
+
+    numbers = {"numbers": list(range(200_000))}
+    started = time.perf_counter()
+    assert not list(input_validator(total.input_schema).iter_errors(numbers))
+    checking = time.perf_counter() - started
+    started = time.perf_counter()
+    result = Dispatcher([total])(ToolCall("t", "total", numbers))
+    assert time.perf_counter() - started < checking / 2  # the limit cut the check short: it was outside it
+    assert result.is_error and "did not finish within 0.05 s" in result.content
+
+    wrong = Dispatcher([total])(ToolCall("t", "total", {"numbers": ["x"] * 1_000_000}))
+    lines = wrong.content.splitlines()
+    assert wrong.is_error and (len(lines) == 12 or "did not finish" in wrong.content)
+
+
+def test_hung_tools_hold_at_most_a_bounded_number_of_threads():
+    from teachagent.base import timelimit
+    from teachagent.dispatch import Dispatcher
+    from teachagent.tools import tool
+
+    release = threading.Event()
+
+    @tool(timeout=0.001)
+    def hang() -> str:
+        """Wait until released."""
+        release.wait(30)
+        return "released"
+
+    before = threading.active_count()
+    dispatcher = Dispatcher([hang])
+    try:
+        results = [dispatcher(ToolCall(f"t{n}", "hang", {})) for n in range(300)]
+        assert threading.active_count() - before <= timelimit.MAX_RUNNING
+        assert all(r.is_error for r in results)
+        assert any("earlier calls are still running past their time limit" in r.content for r in results)
+    finally:
+        release.set()
+    deadline = time.monotonic() + 10
+    while timelimit._running[0] and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert "awake" != dispatcher(ToolCall("t", "hang", {})).content  # the pool is usable again once they end
+
+
+# --- another program's SQLite file -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("made_by", [
+    "CREATE VIEW answers AS SELECT 42 AS answer",
+    "PRAGMA user_version = 7",
+])
+def test_a_sqlite_file_of_another_program_without_tables_is_refused_byte_for_byte(made_by, tmp_path):
+    import sqlite3
+
+    from teachagent.memory import MemoryStore, MemoryStoreError
+
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as db:
+        db.execute(made_by)
+    before = path.read_bytes()
+    with pytest.raises(MemoryStoreError, match="is a SQLite database of something else"):
+        MemoryStore(path).save("a note")
+    assert path.read_bytes() == before
+
+
+def test_a_trigger_planted_in_a_memory_file_never_runs(tmp_path):
+    import sqlite3
+
+    from teachagent.memory import MemoryStore, MemoryStoreError
+
+    path = tmp_path / "notes.db"
+    store = MemoryStore(path)
+    store.save("first")
+    with sqlite3.connect(path) as db:  # planted after the file was claimed
+        db.execute("CREATE TABLE stolen (text TEXT)")
+        db.execute("DROP TABLE stolen")
+        db.execute("CREATE TRIGGER copy AFTER INSERT ON notes BEGIN DELETE FROM notes; END")
+    before = path.read_bytes()
+    with pytest.raises(MemoryStoreError, match="trigger"):
+        store.save("second")
+    assert path.read_bytes() == before
+    with pytest.raises(MemoryStoreError, match="something else"):
+        MemoryStore(path)
+    assert path.read_bytes() == before
