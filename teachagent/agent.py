@@ -38,7 +38,7 @@ class AgentError(RuntimeError):
         self.run = run
 
     @property
-    def _render_traceback_(self):
+    def _render_traceback_(self) -> Callable[[], list[str]]:
         """IPython's hook: one line when a learner's error (a CourseError) caused this one.
 
         Any other cause is a bug, whose whole traceback IPython should show: the hook then
@@ -268,7 +268,7 @@ class Agent:
         run.outcome = "max_steps"
         return run
 
-    def next_read(self, c_k: int, messages: list[Message], specs: list[dict], used: Used | None = None) -> int:
+    def next_read(self, c_k: int, messages: list[Message], specs: list[dict[str, Any]], used: Used | None = None) -> int:
         """How many tokens the next call will read, for the budgets: at least our count c_k, never less than the model's.
 
         Our count c_k is a tiktoken estimate. Claude's tokenizer counts more, so a live

@@ -17,12 +17,13 @@ from __future__ import annotations
 import html
 import itertools
 import json
+from typing import Any
 
 from ..base.display import shorten
 from ..base.errors import CourseError
 from ..messages import Thinking
 from ..plan import find_plan
-from ..trace import OUTCOMES, Run, composition, compositions
+from ..trace import OUTCOMES, Run, Step, composition, compositions
 
 COLOURS = {"system + tools": "#9e9e9e", "task": "#4c72b0", "v": "#dd8452", "N": "#55a868"}
 PREVIEW = 400  # characters of text shown per block before it is cut
@@ -197,7 +198,7 @@ class StepViewer:
         self.widget = widgets.VBox([widgets.HBox([self.previous, self.slider, self.next]), self.legend, self.page])
         self._draw()
 
-    def __call__(self, step, run: Run) -> None:
+    def __call__(self, step: Step, run: Run) -> None:
         """`on_step` hook: follow a run as it happens, showing its newest step."""
         self.run = run
         self.show(step.index)
@@ -225,7 +226,7 @@ class StepViewer:
         self.slider.max = len(self.run.steps)
         self.page.value = step_html(self.run, self.slider.value)
 
-    def _repr_mimebundle_(self, **kwargs):
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         bundle = self.widget._repr_mimebundle_(**kwargs)
         bundle["text/plain"] = repr(self)
         bundle["text/html"] = run_html(self.run) if self.run else "<i>no steps yet</i>"
