@@ -47,7 +47,7 @@ def at_least_one(text: str) -> int:
     """A step budget typed on the command line: a whole number from 1 to what `Agent` accepts."""
     try:
         number = int(text) if text.strip().isdigit() and len(text) < 20 else text  # int() of 5,000 digits raises
-        return check_number("the value", number, whole=True, at_least=1, at_most=MAX_STEPS)
+        return int(check_number("the value", number, whole=True, at_least=1, at_most=MAX_STEPS))
     except SettingError as error:
         raise argparse.ArgumentTypeError(str(error).removeprefix("the value ")) from None
 
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(stream, io.TextIOWrapper):  # a terminal that cannot show Σ or é gets \u03a3 rather than a crash
             stream.reconfigure(errors=errors)
     stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = Shown(stdout), Shown(stderr)  # type: ignore[assignment]
+    sys.stdout, sys.stderr = Shown(stdout), Shown(stderr)
     try:
         return notebook_main(argv[1:]) if argv[:1] == ["notebook"] else research_main(argv)
     except BrokenPipeError:  # the reader went away, as with `| head`: stop quietly

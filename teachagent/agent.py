@@ -162,7 +162,7 @@ class Used:
             self.dollars += price.dollars(usage)
 
 
-def request_bytes(system: str, messages: list[Message], specs: list[dict]) -> int:
+def request_bytes(system: str, messages: list[Message], specs: list[dict[str, Any]]) -> int:
     """The UTF-8 bytes of a request as JSON: more than its tokens for any tokenizer whose tokens are one byte or more."""
     body = {"system": system, "messages": [m.to_dict() for m in messages], "tools": specs}
     return len(json.dumps(body, ensure_ascii=False).encode("utf-8", "backslashreplace"))
