@@ -582,3 +582,24 @@ def test_a_trigger_planted_in_a_memory_file_never_runs(tmp_path):
     with pytest.raises(MemoryStoreError, match="something else"):
         MemoryStore(path)
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("depth", [990, 100_000])
+def test_api_tool_input_nested_deep_through_the_real_sdk_is_one_line(depth, monkeypatch):
+    from fake_anthropic import FakeAnthropic, message_body, tool_use_block
+
+    from teachagent.agent import Agent, AgentError
+    from teachagent.claude import Claude, UnexpectedReply
+
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    deep = '{"a": ' * depth + "{}" + "}" * depth  # written as text: json.dumps would recurse too deep here
+    body = json.dumps(message_body([tool_use_block("toolu_1", "f", "DEEP")], "tool_use")).replace('"DEEP"', deep)
+    with FakeAnthropic() as fake:
+        fake.queue(body.encode())
+        claude = Claude(model="claude-test", api_key="test-key", base_url=fake.base_url, max_retries=0, timeout=5.0)
+        with pytest.raises(AgentError) as caught:
+            Agent(claude).run("hi")
+    assert isinstance(caught.value.__cause__, UnexpectedReply)  # the SDK reading it recursed; a clear reply error
+    assert str(caught.value) == ("the model call at step 1 failed: UnexpectedReply: "
+                                 "the API answered with JSON nested too deeply to read")
