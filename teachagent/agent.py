@@ -95,12 +95,12 @@ def _check_usage(usage: object) -> None:
 def _check_tool_call(block: ToolCall) -> None:
     if not isinstance(block.id, str):
         raise BadReply(f"a tool call's id must be a str, got {type(block.id).__name__}: {shorten(repr(block.id), 100)}")
-    problem = _unstorable(block.input)
+    problem = unstorable(block.input)
     if problem:
         raise BadReply(f"the input of tool call {shorten(block.id, 60)!r} cannot be written as JSON and saved: {problem}")
 
 
-def _unstorable(value: Any) -> str | None:
+def unstorable(value: Any) -> str | None:
     """What in a tool's input JSON or a saved file cannot hold, or None; one pass, no recursion."""
     pending: list[tuple[Any, int]] = [(value, 1)]
     while pending:

@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .agent import unstorable
 from .base.errors import CourseError
 from .messages import MAX_TOKENS, Block, Message, Response, StopReason, Text, ToolCall, ToolResult, Usage
 from .tokens import block_tokens, context_tokens
@@ -106,6 +107,8 @@ def parse_reply(typed: str) -> list[Text | ToolCall]:
                             "levels deep at most") from None
         if not name or not isinstance(tool_input, dict):
             raise NotAReply(f"`{line.strip()[:80]}` needs a tool name and a JSON object: " + 'call NAME {"key": "value"}')
+        if problem := unstorable(tool_input):  # what the loop would refuse, ending the run: ask again instead
+            raise NotAReply(f"the input of `call {name}` cannot be sent: {problem}")
         blocks.append(ToolCall("", name, tool_input))
     if text and "\n".join(text).strip():
         blocks.insert(0, Text("\n".join(text).strip()))

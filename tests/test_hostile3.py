@@ -603,3 +603,19 @@ def test_api_tool_input_nested_deep_through_the_real_sdk_is_one_line(depth, monk
     assert isinstance(caught.value.__cause__, UnexpectedReply)  # the SDK reading it recursed; a clear reply error
     assert str(caught.value) == ("the model call at step 1 failed: UnexpectedReply: "
                                  "the API answered with JSON nested too deeply to read")
+
+
+@pytest.mark.parametrize("typed, problem", [
+    ('call f {"x": NaN}', "holds nan"),
+    ("call f " + '{"a": ' * 200 + "1" + "}" * 200, "nested more than 64 levels deep"),
+])
+def test_typed_input_the_loop_would_refuse_is_sent_back_to_the_person(typed, problem):
+    asked: list[str | None] = []
+    replies = iter([typed, "fine then"])
+
+    def ask(page: str, why: str | None) -> str:
+        asked.append(why)
+        return next(replies)
+
+    response = HumanModel(ask=ask).complete("", [Message("user", "hi")])
+    assert response.text == "fine then" and problem in (asked[1] or "")
