@@ -28,9 +28,10 @@ import io
 import json
 import os
 import sys
+from typing import Any, TextIO
 
-from .agent import FINAL, AgentError
-from .base.display import one_line
+from .agent import FINAL, MAX_STEPS, AgentError
+from .base.display import one_line, terminal_text
 from .base.errors import CourseError, SettingError, check_number
 from .base.formats import FormatError, writable
 from .course.modes import MODES, select_model
@@ -45,8 +46,10 @@ from .trace import OUTCOMES, Run, Step
 
 
 def at_least_one(text: str) -> int:
+    """A step budget typed on the command line: a whole number from 1 to what `Agent` accepts."""
     try:
-        return check_number("the value", int(text) if text.strip().isdigit() else text, whole=True, at_least=1)
+        number = int(text) if text.strip().isdigit() and len(text) < 20 else text  # int() of 5,000 digits raises
+        return int(check_number("the value", number, whole=True, at_least=1, at_most=MAX_STEPS))
     except SettingError as error:
         raise argparse.ArgumentTypeError(str(error).removeprefix("the value ")) from None
 
@@ -127,16 +130,38 @@ def notebook_main(argv: list[str]) -> int:
     return 0
 
 
+class Shown:
+    """An output stream that passes text on with every control character made visible (`terminal_text`).
+
+    The demo prints what a model wrote, what a tool returned and what a file held; any of it
+    may carry escape sequences (clear the screen, hide text, write the clipboard). Through
+    this stream they arrive as text to read, e.g. \\x1b[2J, whoever printed them.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(terminal_text(text))
+
+    def __getattr__(self, name: str) -> Any:  # flush, fileno, encoding, isatty: those of the stream
+        return getattr(self.stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     for stream, errors in ((sys.stdout, "backslashreplace"), (sys.stderr, "backslashreplace"), (sys.stdin, "replace")):
         if isinstance(stream, io.TextIOWrapper):  # a terminal that cannot show Σ or é gets \u03a3 rather than a crash
             stream.reconfigure(errors=errors)
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = Shown(stdout), Shown(stderr)
     try:
         return notebook_main(argv[1:]) if argv[:1] == ["notebook"] else research_main(argv)
     except BrokenPipeError:  # the reader went away, as with `| head`: stop quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
         return 1
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
 
 
 def research_main(argv: list[str]) -> int:

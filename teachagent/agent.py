@@ -10,6 +10,7 @@ of the API's stop reasons handled on purpose.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from typing import Any, Protocol
 from .base.display import shorten
 from .base.errors import CourseError, SettingError, check_number
 from .dispatch import Dispatcher
-from .messages import MAX_TOKENS, STOPS, Message, Response, StopReason, Usage
+from .messages import MAX_TOKENS, STOPS, Message, Response, StopReason, ToolCall, Usage
 from .models import Model, TokenCounter
 from .tokens import context_tokens, message_tokens
 from .tools import Tool
@@ -26,6 +27,7 @@ from .trace import Outcome, Run, Step
 
 # Stop reasons after which the model's text is its final answer (messages.STOPS says what each does).
 FINAL: tuple[StopReason, ...] = tuple(reason for reason, (move, _) in STOPS.items() if move == "answer")
+MAX_STEPS = 1_000_000  # the largest step budget: more is a typo, not a budget
 
 
 class AgentError(RuntimeError):
@@ -51,16 +53,33 @@ class BadReply(CourseError, TypeError):
     """A model returned something the loop cannot use (a model written by hand often does, at first)."""
 
 
+MAX_INPUT_DEPTH = 64  # brackets in one tool input: a saved run or a cassette holds at most 100 in all
+MAX_COUNT = 10**15  # a usage count past this is no count of anything (the saved-run schema's limit)
+
+
 def checked_reply(response: object) -> Response:
-    """`response` if the loop can use it as a step; a `BadReply` saying what is wrong otherwise.
+    """`response` if the loop can use it as a step and a saved run can hold it; a `BadReply` saying what is wrong.
 
     The Response type checks its own blocks and stop reason when it is made; what it cannot
     check is a reply that is not a Response at all, usage counts that are not counts, and
-    tool input that cannot be written as JSON (to count it, or to send it back).
+    tool input that cannot be written as JSON (to count it, to send it back, to save it):
+    NaN, the infinities, numbers of over 300 digits, nesting deeper than MAX_INPUT_DEPTH.
+    A stand-in block whose fields raise when read is a BadReply too.
     """
     if not isinstance(response, Response):
         raise BadReply(f"Model.complete must return a Response, got {type(response).__name__}: {shorten(repr(response), 100)}")
-    usage = response.usage
+    try:
+        _check_usage(response.usage)
+        for block in response.tool_calls:
+            _check_tool_call(block)
+    except BadReply:
+        raise
+    except Exception as error:  # a property of a stand-in object that raises
+        raise BadReply(f"the reply could not be read: {type(error).__name__}: {shorten(str(error), 200)}") from None
+    return response
+
+
+def _check_usage(usage: object) -> None:
     if not isinstance(usage, Usage):
         raise BadReply(f"a Response's usage must be a Usage, got {type(usage).__name__}: {shorten(repr(usage), 100)}")
     for name, value in usage.to_dict().items():
@@ -69,12 +88,43 @@ def checked_reply(response: object) -> Response:
                 check_number(f"usage.{name}", value, whole=True, at_least=0)
             except SettingError as error:
                 raise BadReply(str(error)) from None
-    for block in response.tool_calls:
-        try:
-            json.dumps(block.input)
-        except (TypeError, ValueError) as error:
-            raise BadReply(f"the input of tool call {block.id!r} cannot be written as JSON: {error}") from None
-    return response
+        if value > MAX_COUNT:
+            raise BadReply(f"usage.{name} is {value:.3g}, more than any call reads or writes ({MAX_COUNT:.0e})")
+
+
+def _check_tool_call(block: ToolCall) -> None:
+    if not isinstance(block.id, str):
+        raise BadReply(f"a tool call's id must be a str, got {type(block.id).__name__}: {shorten(repr(block.id), 100)}")
+    problem = unstorable(block.input)
+    if problem:
+        raise BadReply(f"the input of tool call {shorten(block.id, 60)!r} cannot be written as JSON and saved: {problem}")
+
+
+def unstorable(value: Any) -> str | None:
+    """What in a tool's input JSON or a saved file cannot hold, or None; one pass, no recursion."""
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict) or isinstance(item, list):
+            if depth > MAX_INPUT_DEPTH:
+                return f"it is nested more than {MAX_INPUT_DEPTH} levels deep"
+            if isinstance(item, dict):
+                if not all(isinstance(key, str) for key in item):
+                    return "a key is not a string"
+                pending.extend((child, depth + 1) for child in item.values())
+            else:
+                pending.extend((child, depth + 1) for child in item)
+        elif isinstance(item, bool) or item is None or isinstance(item, str):
+            continue
+        elif isinstance(item, int):
+            if abs(item) >= 10**300:
+                return "it holds a number of over 300 digits"
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return f"it holds {item!r}, which JSON cannot"
+        else:
+            return f"it holds a {type(item).__name__}, which is not JSON"
+    return None
 
 
 class Pricing(Protocol):
@@ -88,16 +138,34 @@ class Pricing(Protocol):
 
 @dataclass
 class Used:
-    """What a run's calls so far have read and cost: running totals, so a budget check costs the same at any step."""
+    """What a run's calls so far have read and cost: running totals, so a budget check costs the same at any step.
+
+    It also keeps how far the model's own counts ran above ours: `ratio`, the largest
+    reported input over our c_k, and `most_written`, the longest reply it reported. A model
+    that cannot be asked for a count is estimated with these, so a budget stops the run
+    before a call that could break it, not after.
+    """
 
     read: int = 0
     dollars: float = 0.0
+    calls: int = 0
+    ratio: float = 1.0
+    most_written: int = 0
 
     def add(self, c_k: int, usage: Usage, price: Pricing | None) -> None:
         """Count one call: what the model reported reading (the API's count, live) or our c_k, whichever is larger."""
         self.read += max(c_k, usage.total_input_tokens)
+        self.calls += 1
+        self.ratio = max(self.ratio, usage.total_input_tokens / max(c_k, 1))
+        self.most_written = max(self.most_written, usage.output_tokens)
         if price is not None:
             self.dollars += price.dollars(usage)
+
+
+def request_bytes(system: str, messages: list[Message], specs: list[dict[str, Any]]) -> int:
+    """The UTF-8 bytes of a request as JSON: more than its tokens for any tokenizer whose tokens are one byte or more."""
+    body = {"system": system, "messages": [m.to_dict() for m in messages], "tools": specs}
+    return len(json.dumps(body, ensure_ascii=False).encode("utf-8", "backslashreplace"))
 
 
 def note_unknown_blocks(run: Run, k: int, response: Response) -> None:
@@ -135,7 +203,7 @@ class Agent:
     runs: list[Run] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
-        check_number("max_steps", self.max_steps, whole=True, at_least=1, at_most=1_000_000)
+        check_number("max_steps", self.max_steps, whole=True, at_least=1, at_most=MAX_STEPS)
         check_number("max_tokens", self.max_tokens, whole=True, at_least=1, at_most=1_000_000)
         for name, largest in (("max_context_tokens", 10**12), ("max_input_tokens", 10**12), ("max_dollars", 10**6)):
             if getattr(self, name) is not None:  # None: no such budget; a larger number is a typo, not a budget
@@ -168,7 +236,8 @@ class Agent:
         try:  # whatever fails (a model call, counting, the learner's on_step) ends the run, its record kept
             for k in range(1, self.max_steps + 1):
                 doing = f"counting the context before step {k} failed"
-                if broken := self.budget_broken_by(self.next_read(c_k, messages, handler.specs), used.read, used.dollars):
+                if broken := self.budget_broken_by(self.next_read(c_k, messages, handler.specs, used), used.read,
+                                                   used.dollars, used.most_written):
                     run.outcome = broken
                     return run
                 doing, started = f"the model call at step {k} failed", time.perf_counter()
@@ -191,31 +260,43 @@ class Agent:
                 if move == "end" or (response.stop_reason == "tool_use" and not results):
                     run.outcome = response.stop_reason
                     return run
-        except Exception as error:
+        except KeyboardInterrupt:  # Ctrl-C is the learner's: it stops the run as it always does
+            raise
+        except BaseException as error:  # SystemExit or any other BaseException from a model or on_step, too
             run.outcome = "error"
             raise AgentError(f"{doing}: {type(error).__name__}: {error}", run) from error
         run.outcome = "max_steps"
         return run
 
-    def next_read(self, c_k: int, messages: list[Message], specs: list[dict[str, Any]]) -> int:
-        """How many tokens the next call will read, for the budgets: the larger of our count and the model's.
+    def next_read(self, c_k: int, messages: list[Message], specs: list[dict[str, Any]], used: Used | None = None) -> int:
+        """How many tokens the next call will read, for the budgets: at least our count c_k, never less than the model's.
 
         Our count c_k is a tiktoken estimate. Claude's tokenizer counts more, so a live
         model that can count (`Claude.count_tokens`, the API's own count) is asked before
         each call, and only when a token or dollar budget is set: no budget, no extra request.
+        A model that cannot be asked and is not scripted is estimated from what it reported
+        so far (c_k times the largest ratio of its count to ours); before its first reply,
+        at one token per byte of the request, which no tokenizer of bytes exceeds.
         """
         counter: TokenCounter | None = getattr(self.model, "count_tokens", None)
         budgets = (self.max_context_tokens, self.max_input_tokens, self.max_dollars)
-        if counter is None or all(limit is None for limit in budgets):
+        if all(limit is None for limit in budgets):
             return c_k
-        return max(c_k, counter(self.system, messages, specs))
+        if counter is not None:
+            return max(c_k, counter(self.system, messages, specs))
+        if getattr(self.model, "scripted", False) is True:  # its usage is our own count
+            return c_k
+        if used is None or not used.calls:
+            return max(c_k, request_bytes(self.system, messages, specs))
+        return max(c_k, math.ceil(c_k * used.ratio))
 
-    def budget_broken_by(self, next_read: int, read: int = 0, spent: float = 0.0) -> Outcome | None:
+    def budget_broken_by(self, next_read: int, read: int = 0, spent: float = 0.0, longest_reply: int = 0) -> Outcome | None:
         """The budget a next call reading `next_read` tokens could break, or None if it may go ahead.
 
         `read` and `spent` are what the run's calls so far have read and cost. For each call
         the loop adds what the model reported (the API's count, live) or our count,
-        whichever is larger, so the check costs the same at step 1000 as at step 1.
+        whichever is larger, so the check costs the same at step 1000 as at step 1. The
+        reply is counted at `max_tokens`, or at the longest reply the model reported if longer.
         """
         if self.max_context_tokens is not None and next_read > self.max_context_tokens:
             return "max_context_tokens"
@@ -223,7 +304,7 @@ class Agent:
             return "max_input_tokens"
         if self.max_dollars is not None:
             assert self.price is not None  # __post_init__ refuses max_dollars without a price
-            if spent + self.price.dollars(Usage(next_read, self.max_tokens)) > self.max_dollars:
+            if spent + self.price.dollars(Usage(next_read, max(self.max_tokens, longest_reply))) > self.max_dollars:
                 return "max_dollars"
         return None
 

@@ -69,6 +69,8 @@ def fitted_d(sizes: list[int], method: str = "endpoints") -> float:
     K = len(sizes)
     if K < 2:
         raise ValueError("a growth per call needs at least two calls")
+    for k, size in enumerate(sizes, start=1):  # a NaN would make d NaN, and every prediction from it
+        check_number(f"c_{k}", size, at_least=0, at_most=10**12, unit="tokens")
     if method == "endpoints":
         return (sizes[-1] - sizes[0]) / (K - 1)
     if method == "least_squares":
@@ -106,7 +108,13 @@ class Price:
         check_number("long_prompt_factor", self.long_prompt_factor, at_least=1, at_most=1000)
 
     def dollars(self, usage: Usage) -> float:
-        """Dollars for one call with this usage; above `long_prompt_from`, every rate costs more."""
+        """Dollars for one call with this usage; above `long_prompt_from`, every rate costs more.
+
+        A count that is not a whole number of tokens from 0 up (a negative one would pay money back) is refused.
+        """
+        for name, count in usage.to_dict().items():
+            if type(count) is not int or count < 0:  # the quick test; check_number words the refusal
+                check_number(f"usage.{name}", count, whole=True, at_least=0, unit="tokens")
         long_prompt = self.long_prompt_from is not None and usage.total_input_tokens > self.long_prompt_from
         per_million = (
             usage.input_tokens * self.input

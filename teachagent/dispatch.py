@@ -10,6 +10,7 @@ an error result the model can read and act on. Nothing the model writes makes it
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from typing import Any
 
@@ -74,33 +75,45 @@ class Dispatcher:
         if not isinstance(tool_input, dict):
             return error(f"the input to {name!r} must be a JSON object, got {type(tool_input).__name__}")
 
-        problems = [
-            shorten(f"input{e.json_path[1:]}: {e.message}", MAX_PROBLEM_CHARS)
-            for e in self._validators[tool.name].iter_errors(tool_input)
-        ]
-        if problems:
-            if len(problems) > MAX_PROBLEMS:
-                problems[MAX_PROBLEMS:] = [f"... and {len(problems) - MAX_PROBLEMS} more problems"]
-            listing = "\n".join(f"- {p}" for p in problems)
-            return error(f"the input does not match the schema of tool {name!r}; it was not run:\n{listing}")
-
-        content, is_error = _run(tool, tool_input)
+        content, is_error = _run(tool, self._validators[tool.name], tool_input)
         return ToolResult(call_id, content, is_error)
 
 
-def _run(tool: Tool, tool_input: dict[str, Any]) -> tuple[str, bool]:
-    """Run `tool` on a checked input; return (content, is_error).
+class _BadInput(Exception):
+    """The input failed the tool's schema: `problems` lists the first few ways."""
 
-    With a timeout we stop waiting when the time is up (base/timelimit.py). A tool that
-    calls `sys.exit` is reported like one that raises; Ctrl-C (KeyboardInterrupt) is the
-    learner's, so it still stops the run.
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+
+
+def _run(tool: Tool, validator: Any, tool_input: dict[str, Any]) -> tuple[str, bool]:
+    """Check `tool_input` against the schema and run `tool` on it; return (content, is_error).
+
+    The check runs inside the time limit too (a million-item input takes seconds to check),
+    and stops at the first few problems. With a timeout we stop waiting when the time is up
+    (base/timelimit.py). A tool that calls `sys.exit` is reported like one that raises;
+    Ctrl-C (KeyboardInterrupt) is the learner's, so it still stops the run.
     """
-    outcome = call_within(lambda: tool.fn(**tool_input), tool.timeout)
+
+    def checked_then_run() -> Any:
+        found = itertools.islice(validator.iter_errors(tool_input), MAX_PROBLEMS + 1)
+        problems = [shorten(f"input{e.json_path[1:]}: {e.message}", MAX_PROBLEM_CHARS) for e in found]
+        if problems:
+            raise _BadInput(problems)
+        return tool.fn(**tool_input)
+
+    outcome = call_within(checked_then_run, tool.timeout)
     if outcome is None:
         return f"tool {tool.name!r} did not finish within {tool.timeout:g} s", True
     returned, value = outcome
     if isinstance(value, KeyboardInterrupt):
         raise value
+    if isinstance(value, _BadInput):
+        problems = value.problems
+        if len(problems) > MAX_PROBLEMS:
+            problems[MAX_PROBLEMS:] = ["... and more problems"]
+        listing = "\n".join(f"- {p}" for p in problems)
+        return f"the input does not match the schema of tool {tool.name!r}; it was not run:\n{listing}", True
     if isinstance(value, SystemExit):
         return f"tool {tool.name!r} tried to end the program (sys.exit({value.code!r})); it was stopped", True
     if not returned:  # the model reads what went wrong, not a traceback
@@ -108,4 +121,4 @@ def _run(tool: Tool, tool_input: dict[str, Any]) -> tuple[str, bool]:
         return (f"{type(value).__name__}: {message}" if message else type(value).__name__), True
     if not isinstance(value, str):
         return f"tool {tool.name!r} returned {type(value).__name__}, not str; a tool must return text", True
-    return value, False
+    return str.__str__(value), False  # a plain str: a subclass's own len or hash could raise later

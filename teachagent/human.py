@@ -29,10 +29,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .agent import unstorable
 from .base.errors import CourseError
 from .messages import MAX_TOKENS, Block, Message, Response, StopReason, Text, ToolCall, ToolResult, Usage
 from .tokens import block_tokens, context_tokens
 
+LONGEST_TOKEN = 128  # characters in the longest token of cl100k: a reply longer than 128 × max_tokens cannot fit
 HOW_TO_REPLY = 'your reply: text for a final answer, or one line per tool call: call NAME {"json": "input"}'
 
 
@@ -100,8 +102,13 @@ def parse_reply(typed: str) -> list[Text | ToolCall]:
         except json.JSONDecodeError as error:
             raise NotAReply(f"the input of `call {name}` is not valid JSON ({error.msg} at character {error.pos}); "
                             'write it like {"path": "notes.txt"}') from None
+        except RecursionError:
+            raise NotAReply(f"the input of `call {name}` is nested too deeply to read; a tool's input is a few "
+                            "levels deep at most") from None
         if not name or not isinstance(tool_input, dict):
             raise NotAReply(f"`{line.strip()[:80]}` needs a tool name and a JSON object: " + 'call NAME {"key": "value"}')
+        if problem := unstorable(tool_input):  # what the loop would refuse, ending the run: ask again instead
+            raise NotAReply(f"the input of `call {name}` cannot be sent: {problem}")
         blocks.append(ToolCall("", name, tool_input))
     if text and "\n".join(text).strip():
         blocks.insert(0, Text("\n".join(text).strip()))
@@ -138,7 +145,11 @@ class HumanModel:
         page, problem = context_page(system, messages, list(tools)), None
         while True:
             try:
-                blocks = parse_reply(self._next_reply(page, problem))
+                typed = self._next_reply(page, problem)
+                if isinstance(typed, str) and len(typed) > LONGEST_TOKEN * max_tokens:  # refused before it is read
+                    raise NotAReply(f"that reply is {len(typed):,} characters, more than a reply of max_tokens = "
+                                    f"{max_tokens} tokens can hold ({LONGEST_TOKEN * max_tokens:,}); shorten it")
+                blocks = parse_reply(typed)
                 written = sum(block_tokens(b) for b in blocks)
                 if written > max_tokens:
                     raise NotAReply(f"that reply is {written} tokens and this call allows max_tokens = {max_tokens}; "

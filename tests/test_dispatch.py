@@ -165,7 +165,7 @@ def test_many_problems_are_capped_and_long_ones_shortened():
     d, _ = recording_dispatcher()
     result = d(ToolCall("1", "note", {"path": "x" * 100_000, "tags": list(range(25))}))
     lines = result.content.splitlines()[1:]
-    assert len(lines) == 11 and lines[-1] == "- ... and 15 more problems"
+    assert len(lines) == 11 and lines[-1] == "- ... and more problems"  # the rest are not looked for
     long = d(ToolCall("1", "note", {"path": ["x" * 100_000]})).content
     assert len(long) < MAX_PROBLEM_CHARS + 200 and long.endswith("more characters]")
 

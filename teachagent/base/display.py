@@ -8,6 +8,13 @@ puts it on one line, for a terminal or a check's verdict).
 
 from __future__ import annotations
 
+import re
+
+# Characters a terminal obeys rather than shows: C0 controls but newline and tab (ESC starts
+# clear-screen, hidden text and OSC 52 clipboard writes; a CR not ending a line overwrites it), DEL, C1
+# controls (U+009B is a one-character ESC [), and the bidirectional overrides that reorder text.
+_CONTROL = re.compile("\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
 
 def one_line(text: str, limit: int = 100) -> str:
     """`text` with its whitespace and line breaks collapsed to single spaces, then shortened: for a log line."""
@@ -19,3 +26,12 @@ def shorten(text: str, limit: int = 100) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]} … [{len(text) - limit} more characters]"
+
+
+def terminal_text(text: str) -> str:
+    """`text` with every character a terminal would obey written as a visible escape (ESC as \\x1b).
+
+    What a model, a tool or a file wrote is shown this way in a terminal, so that it can
+    say anything and still only ever be read, never clear the screen or fill the clipboard.
+    """
+    return _CONTROL.sub(lambda found: repr(found.group())[1:-1], str.__str__(text))

@@ -17,6 +17,7 @@ whole, so a failed save leaves the old file exactly as it was.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -30,12 +31,18 @@ from .display import shorten
 from .errors import CourseError
 from .schema import load_jsonschema
 
-MAX_BYTES = 200_000_000  # a saved file larger than this is refused unread; the largest lesson cassette is ~1 MB
+# A saved file larger than this is refused unread. The largest lesson cassette is ~1 MB; reading
+# a file takes at most about 30 times its size in memory (a file of nothing but {} is the worst).
+MAX_BYTES = 16_000_000
 MAX_DEPTH = 100  # brackets inside brackets; a course file needs about 15, json.loads would crash near 1,000
 MAX_DIGITS = 300  # a whole number longer than this is no count of anything (a float stops near 1e308)
 
-_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+# A string ends at its closing quote or, unclosed, at the end of the text: either way the scan moves past it
+# once, so counting brackets takes time linear in the text however its quotes and backslashes fall.
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)|[\[\]{}]', re.DOTALL)
 _BETWEEN = re.compile(r"[ \t\n\r,:]*")  # what separates JSON values and keys
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+_temps = itertools.count(1)  # numbers this process's temporary files, so two writers never share one
 _validators: dict[str, Any] = {}  # one compiled validator per schema file
 
 
@@ -71,6 +78,8 @@ def read_text(path: str | Path, what: str) -> str:
             raise FormatError(f"{shown} is a folder, not {what}")
         if not stat.S_ISREG(info.st_mode):
             raise FormatError(f"{shown} is not a regular file, so it is not {what}")
+        if info.st_size > MAX_BYTES:
+            raise FormatError(f"{shown} holds more than {MAX_BYTES:,} bytes, more than {what} ever does")
         chunks: list[bytes] = []
         while sum(map(len, chunks)) <= MAX_BYTES and (chunk := os.read(fd, 1 << 20)):
             chunks.append(chunk)
@@ -124,7 +133,8 @@ def parse(text: str, schema: str, line: int = 1) -> Any:
 
 def _first_problem(data: Any, schema: str) -> Any:
     """The most telling way `data` breaks the schema (a jsonschema error), or None when it matches."""
-    return load_jsonschema().exceptions.best_match(validator(schema).iter_errors(data))
+    # the best of the first few: a file wrong in a million places would otherwise take minutes to describe
+    return load_jsonschema().exceptions.best_match(itertools.islice(validator(schema).iter_errors(data), 20))
 
 
 def validator(schema: str) -> Any:
@@ -200,19 +210,25 @@ def _skip(text: str, at: int) -> int:
 def writable(path: str | Path, what: str, holds_one: Any) -> Path:
     """The real file that writing `what` to `path` would replace; a `FormatError` if that cannot work or would
     destroy something else. A symlink is written through to its target; an existing file is replaced only if
-    `holds_one(path)` says it already holds `what` (it raises FormatError otherwise)."""
+    `holds_one(path)` says it already holds `what` (it raises FormatError otherwise). The folder is tried by
+    creating (and at once removing) a file in it, since permission bits do not tell the whole story (root, a
+    read-only mount)."""
     shown = repr(str(path))
     if "\x00" in str(path):
         raise FormatError(f"{shown} is not a path a file can have")
-    target = Path(os.path.realpath(path))
+    try:
+        return _writable(Path(os.path.realpath(path)), shown, what, holds_one)
+    except OSError as error:  # a name too long, a folder on the way that cannot be entered
+        raise FormatError(f"cannot write to {shown}: {error.strerror or error}") from None
+
+
+def _writable(target: Path, shown: str, what: str, holds_one: Any) -> Path:
     if target.is_symlink():
         raise FormatError(f"{shown} is a symlink that leads nowhere it can end (a loop); name a file")
     if target.is_dir():
         raise FormatError(f"{shown} is a folder; name a file to write {what} to")
     if not target.parent.is_dir():
         raise FormatError(f"cannot write to {shown}: the folder {str(target.parent)!r} does not exist")
-    if not os.access(target.parent, os.W_OK | os.X_OK):
-        raise FormatError(f"cannot write to {shown}: the folder {str(target.parent)!r} is not writable")
     if os.path.lexists(target):
         if not target.is_file():
             raise FormatError(f"{shown} is not a regular file, so it was left alone; name a file to write {what} to")
@@ -220,14 +236,57 @@ def writable(path: str | Path, what: str, holds_one: Any) -> Path:
             holds_one(target)
         except FormatError:
             raise FormatError(f"{shown} already exists and is not {what}, so it was left alone; name a new file") from None
+    probe = _temp_beside(target)
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except PermissionError:
+        raise FormatError(f"cannot write to {shown}: the folder {str(target.parent)!r} is not writable") from None
+    os.unlink(probe)
     return target
 
 
-def write_whole(target: Path, data: bytes) -> None:
-    """Write `data` to a new file beside `target`, then rename it over `target`: the old file stays until the new one is whole."""
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")  # same folder, so os.replace is a rename
+def _temp_beside(target: Path) -> Path:
+    """A name for a new file beside `target` that no other writer, thread or process, is using."""
+    return target.with_name(f".{target.name}.{os.getpid()}-{next(_temps)}.tmp")  # same folder: os.replace is a rename
+
+
+def dumps(data: Any, schema: str, what: str, indent: int | None = 1) -> str:
+    """`data` as JSON text that `parse(text, schema)` accepts, checked before anything is written.
+
+    What a course file cannot hold (NaN, a 400-digit number, an id that is not a string, a
+    value that is not JSON at all) is a `FormatError` naming the field, so that a file that
+    could not be read back is never written in the first place.
+    """
     try:
-        with open(temp, "xb") as file:
+        text = json.dumps(data, indent=indent, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError) as error:
+        raise FormatError(f"cannot write {what}: it holds something JSON cannot: {shorten(str(error), 120)}") from None
+    # U+2028, U+2029 and U+0085 end a line for str.splitlines(); escaped, a record stays on its own line
+    text = text.translate(_LINE_BREAKS)
+    try:
+        parse(text, schema)
+    except FormatError as error:
+        raise FormatError(f"cannot write {what}, it could not be read back: {error}") from None
+    return text
+
+
+def write_whole(target: Path, data: bytes) -> None:
+    """Write `data` to a new file beside `target`, then rename it over `target`: the old file stays until the new one is whole.
+
+    Each write has a temporary file of its own, so threads or processes saving to one path at once
+    never share one, and a reader sees the old file or a new one, never half of one. A file that is
+    replaced keeps its permission bits (a run saved as 0600 stays 0600).
+    """
+    temp = _temp_beside(target)
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        mode = None  # a new file: the mode the umask gives
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+        with open(fd, "wb") as file:
+            if mode is not None:
+                os.chmod(temp, mode)
             file.write(data)
             file.flush()
             os.fsync(file.fileno())

@@ -234,5 +234,7 @@ class Guarded:
                 cause = cause.__cause__
             if isinstance(error, json.JSONDecodeError):
                 raise UnexpectedReply(f"the server answered with a body that is not JSON ({error})") from None
+            if isinstance(error, RecursionError):  # the SDK's JSON reader recursing into a reply nested ~1,000 deep
+                raise UnexpectedReply("the server answered with JSON nested too deeply to read") from None
             raise error
         return outcome["reply"]

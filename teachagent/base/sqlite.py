@@ -48,18 +48,33 @@ class OwnedFile:
                 "It was left as it was; choose another file, or move this one away."
             )
         (app_id,) = db.execute("PRAGMA application_id").fetchone()
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        (version,) = db.execute("PRAGMA user_version").fetchone()
+        objects = db.execute("SELECT type, name FROM sqlite_master").fetchall()
+        tables = {name for kind, name in objects if kind == "table"}
         name, columns = self.table
         ours = tables == {name} and [row[1] for row in db.execute(f"PRAGMA table_info({name})")] == columns
-        # id 0 is a new file's, and that of files made before the id was written
-        if app_id not in (0, self.application_id) or not (ours or not tables):
-            found = f"tables {', '.join(sorted(tables))}" if tables else "no tables"
+        # Empty: nothing at all in it, not even a view, a trigger or a user_version another program set.
+        # Id 0 is a new file's, and that of files made before the id was written.
+        empty = not objects and version == 0
+        if app_id not in (0, self.application_id) or not (ours or empty):
+            kinds = sorted({kind for kind, _ in objects if kind != "index"})
+            found = f"{', '.join(kinds)} {', '.join(sorted(n for k, n in objects if k != 'index'))}" if objects else "no tables"
             raise self.error(
                 f"the file {str(self.path)!r} is a SQLite database of something else ({found}; application id "
-                f"{app_id}), not a {self.what}. It was left as it was; choose another file for {self.holds}."
+                f"{app_id}, user_version {version}), not a {self.what}. It was left as it was; choose another file "
+                f"for {self.holds}."
             )
         for statement in [*self.schema, f"PRAGMA application_id = {self.application_id}"]:
             db.execute(statement)
+
+    def _refuse_views_and_triggers(self, db: sqlite3.Connection) -> None:
+        """Our schema makes no view and no trigger, and a trigger would run on our writes: a file with one is not ours."""
+        if db.execute("SELECT 1 FROM sqlite_master WHERE type IN ('view', 'trigger') LIMIT 1").fetchone():
+            raise self.error(
+                f"the file {str(self.path)!r} is a SQLite database of something else (it holds a trigger or a view, "
+                f"which no {self.what} has), not a {self.what}. Nothing was written and it was left as it was; "
+                f"choose another file for {self.holds}."
+            )
 
     def transaction(self, work: Callable[[sqlite3.Connection], T], write: bool = False) -> T:
         """`work(db)` inside one transaction, all of it or none of it; SQLite's errors as `self.error`."""
@@ -67,6 +82,8 @@ class OwnedFile:
             with closing(sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)) as db:
                 db.execute("BEGIN IMMEDIATE" if write else "BEGIN")  # IMMEDIATE: no other writer in between
                 try:
+                    if write:  # checked in the transaction that writes, so nothing can be planted in between
+                        self._refuse_views_and_triggers(db)
                     result = work(db)
                 except BaseException:
                     db.rollback()

@@ -7,7 +7,9 @@ so a hung one does not keep the program from exiting (a `concurrent.futures` poo
 it joins its threads at exit, and it stalls once every worker hangs).
 
 Starting a thread for every call costs about as much as a small tool itself, so finished
-workers wait in `_idle` for the next call, at most `MAX_IDLE_WORKERS` of them.
+workers wait in `_idle` for the next call, at most `MAX_IDLE_WORKERS` of them. At most
+`MAX_RUNNING` calls run at once: past that (a model that calls a hanging tool 300 times),
+a call is refused with `TooManyRunning` at once rather than given a 65th thread.
 """
 
 from __future__ import annotations
@@ -19,10 +21,17 @@ from collections.abc import Callable
 from typing import Any
 
 MAX_IDLE_WORKERS = 4  # a worker beyond these ends when its job is done
+MAX_RUNNING = 64  # calls running at once, hung ones included: each holds a thread
 Outcome = tuple[bool, Any]  # (True, what the call returned) or (False, what it raised, SystemExit and Ctrl-C included)
 Job = Callable[[], Outcome]
 Inbox = queue.SimpleQueue[tuple[Job, queue.SimpleQueue[Outcome]]]  # where a worker waits for its next job
 _idle: collections.deque[Inbox] = collections.deque()  # last in, first out: the worker that just finished goes next
+_running = [0]  # calls handed to a worker and not yet finished
+_counting = threading.Lock()
+
+
+class TooManyRunning(RuntimeError):
+    """So many earlier calls still run past their time limit that no thread is started for another."""
 
 
 def call_within(fn: Callable[[], Any], seconds: float | None) -> Outcome | None:
@@ -39,6 +48,11 @@ def call_within(fn: Callable[[], Any], seconds: float | None) -> Outcome | None:
 
     if seconds is None:
         return attempt()
+    with _counting:
+        if _running[0] >= MAX_RUNNING:
+            return False, TooManyRunning(f"{_running[0]} earlier calls are still running past their time limit; "
+                                         "this one was not started (a call starts again once one of them ends)")
+        _running[0] += 1
     reply: queue.SimpleQueue[Outcome] = queue.SimpleQueue()  # one per call: a late reply lands nowhere
     try:
         inbox = _idle.pop()  # deque's append and pop are atomic: no lock needed
@@ -58,6 +72,8 @@ def _work(inbox: Inbox) -> None:
     while True:
         job, reply = inbox.get()
         result = job()
+        with _counting:
+            _running[0] -= 1
         stays = len(_idle) < MAX_IDLE_WORKERS
         if stays:
             _idle.append(inbox)

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..base.display import shorten
 from ..base.errors import CourseError
-from ..base.formats import FormatError, parse, read_text, validator
+from ..base.formats import FormatError, dumps, parse, read_text, validator
 from ..claude import request_body
 from ..messages import MAX_TOKENS, Message, Response, Usage
 from ..models import Model, TokenCounter
@@ -134,7 +134,7 @@ class Recorder:
         self.finished = False
         try:
             self.draft = Path(draft) if draft else new_draft(self.path)
-            self._write({"format": FORMAT}, mode="w")
+            self._write(json.dumps({"format": FORMAT}), mode="w")
         except (OSError, ValueError) as error:  # a folder in the way, no permission, a NUL in the path
             raise CassetteError(f"cannot record to {str(self.path)!r}: {getattr(error, 'strerror', None) or error}") from None
         validator("cassette")  # built now: a kernel shutting down has no seconds to spare for importing jsonschema
@@ -146,12 +146,21 @@ class Recorder:
     def __repr__(self) -> str:
         return f"Recorder({self.model!r} → {str(self.path)!r}, {self.calls} calls, {self.failed} failed)"
 
-    def _write(self, record: dict[str, Any], mode: str = "a") -> None:
+    def _record(self, record: dict[str, Any]) -> None:
+        """Write one exchange, checked first that `read_cassette` will read it back; a call that cannot be is a failed one."""
+        try:
+            line = dumps(record, "cassette", "this exchange to the cassette", indent=None)
+        except FormatError as error:
+            self.failed += 1
+            raise CassetteError(f"{error}; the recording cannot be finished") from None
+        self._write(line)
+
+    def _write(self, line: str, mode: str = "a") -> None:
         if self.finished:
             raise CassetteError(f"the recording for {self.path} is finished; make a new Recorder to record again")
         # a lone surrogate, which UTF-8 cannot hold, is written as the JSON escape \udxxx that reads back the same
         with _writing, open(self.draft, mode, encoding="utf-8", errors="backslashreplace") as draft:
-            draft.write(json.dumps(record, ensure_ascii=False) + "\n")
+            draft.write(line + "\n")
             draft.flush()
             os.fsync(draft.fileno())
 
@@ -164,7 +173,7 @@ class Recorder:
             self.failed += 1
             raise
         request = request_body(self.name, system, messages, tools, max_tokens)
-        self._write({"kind": "complete", "request": request, "response": response.to_dict()})
+        self._record({"kind": "complete", "request": request, "response": response.to_dict()})
         self.calls += 1
         return response
 
@@ -175,7 +184,7 @@ class Recorder:
             self.failed += 1
             raise
         request = count_request(self.name, system, messages, tools)
-        self._write({"kind": "count_tokens", "request": request, "input_tokens": counted})
+        self._record({"kind": "count_tokens", "request": request, "input_tokens": counted})
         self.calls += 1
         return counted
 
@@ -202,9 +211,13 @@ def read_cassette(path: str | Path) -> list[dict[str, Any]]:
         raise CassetteError(f"there is no cassette at {str(path)!r}; ask the instructor for it, "
                             "or record one with a key (TEACHAGENT_MODE=record)")
     try:
-        lines = read_text(path, "a cassette").splitlines()
+        # one record a line, split at "\n" alone: str.splitlines() would also split inside a
+        # string holding U+2028, U+2029 or U+0085, which older recordings wrote unescaped
+        lines = read_text(path, "a cassette").split("\n")
     except FormatError as error:
         raise CassetteError(str(error)) from None
+    if lines[-1] == "":
+        lines.pop()
     found = _format_of(lines[0])
     if found is None:
         raise CassetteError(f"{str(path)!r} is not a cassette: its first line should be {json.dumps({'format': FORMAT})}")

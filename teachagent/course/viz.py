@@ -29,6 +29,14 @@ COLOURS = {"system + tools": "#9e9e9e", "task": "#4c72b0", "v": "#dd8452", "N": 
 PREVIEW = 400  # characters of text shown per block before it is cut
 
 
+def _e(value: object) -> str:
+    """Any value as HTML text, escaped, whatever its type: a `str` subclass or a number is no exception.
+
+    `str.__str__` makes it a plain str first, as a subclass could change what `replace` (and so escaping) does.
+    """
+    return html.escape(str.__str__(str(value)))
+
+
 def _colour(label: str) -> str:
     return COLOURS.get(label) or COLOURS["N" if label.startswith("N") else "v"]
 
@@ -36,7 +44,7 @@ def _colour(label: str) -> str:
 def _pre(text: str, colour: str = "#f6f6f6", cut: bool = True) -> str:
     return (
         f'<pre style="white-space:pre-wrap;margin:2px 0;padding:4px;background:{colour};'
-        f'font-size:12px">{html.escape(shorten(text, PREVIEW) if cut else text)}</pre>'
+        f'font-size:12px">{_e(shorten(text, PREVIEW) if cut else text)}</pre>'
     )
 
 
@@ -55,14 +63,14 @@ def context_bar(run: Run, k: int, scale: int | None = None, parts: list[tuple[st
     parts = composition(run, k) if parts is None else parts
     scale = scale or max(s.context_tokens for s in run.steps) or 1
     segments = "".join(
-        f'<div title="{html.escape(label)}: {n} tokens" style="width:{100 * n / scale:.2f}%;'
+        f'<div title="{_e(label)}: {_e(n)} tokens" style="width:{100 * n / scale:.2f}%;'
         f'background:{_colour(label)};height:14px;border-right:1px solid white"></div>'
         for label, n in parts
     )
-    legend = " + ".join(f"{html.escape(label)} {n}" for label, n in parts)
+    legend = " + ".join(f"{_e(label)} {_e(n)}" for label, n in parts)
     return (
         f'<div style="display:flex;width:100%;background:#eee">{segments}</div>'
-        f'<div style="font-size:11px;color:#555">c_{k} = {legend}</div>'
+        f'<div style="font-size:11px;color:#555">c_{_e(k)} = {legend}</div>'
     )
 
 
@@ -74,8 +82,9 @@ def step_html(run: Run, k: int, parts: list[tuple[str, int]] | None = None, z_so
     step = run.steps[k - 1]
     z_so_far = sum(s.context_tokens for s in run.steps[:k]) if z_so_far is None else z_so_far
     out = [
-        f"<h4 style='margin:8px 0 2px'>Step {k} of {len(run.steps)}: stop_reason "
-        f"<code>{step.response.stop_reason}</code>, c_{k} = {step.context_tokens} tokens, Z so far = {z_so_far}</h4>",
+        f"<h4 style='margin:8px 0 2px'>Step {_e(k)} of {len(run.steps)}: stop_reason "
+        f"<code>{_e(step.response.stop_reason)}</code>, c_{_e(k)} = {_e(step.context_tokens)} tokens, "
+        f"Z so far = {_e(z_so_far)}</h4>",
         context_bar(run, k, parts=parts),
     ]
     for thought in step.response.thoughts:
@@ -85,7 +94,7 @@ def step_html(run: Run, k: int, parts: list[tuple[str, int]] | None = None, z_so
         else:
             out.append("<b>thought (hidden)</b> <small>kept in the history and sent back unchanged</small>")
     for block in step.response.unknown_blocks:
-        out.append(f"<b>block of unknown type</b> <code>{html.escape(block.type)}</code> <small>kept and sent back</small>")
+        out.append(f"<b>block of unknown type</b> <code>{_e(block.type)}</code> <small>kept and sent back</small>")
     if step.response.text:
         if find_plan(step.response.text):  # a plan stands out, so its rewrites are easy to follow
             out.append("<b>model wrote, with a plan</b>" + _pre(step.response.text, "#fff3c4"))
@@ -93,7 +102,7 @@ def step_html(run: Run, k: int, parts: list[tuple[str, int]] | None = None, z_so
             out.append("<b>model wrote</b>" + _pre(step.response.text))
     for call in step.response.tool_calls:
         written = json.dumps(call.input, ensure_ascii=False)
-        out.append(f"<b>tool call</b> <code>{html.escape(call.name)}</code>" + _pre(written, "#fdf1e8"))
+        out.append(f"<b>tool call</b> <code>{_e(call.name)}</code>" + _pre(written, "#fdf1e8"))
     for result in step.results:
         label = "error returned" if result.is_error else "observation"
         out.append(f"<b>{label}</b>" + _pre(result.content, "#fbe9e9" if result.is_error else "#eaf5ec"))
@@ -103,16 +112,16 @@ def step_html(run: Run, k: int, parts: list[tuple[str, int]] | None = None, z_so
 def run_html(run: Run) -> str:
     """The whole run as static HTML: a header, then every step."""
     scripted = " (a scripted model, not Claude)" if run.scripted else ""
-    described = html.escape(OUTCOMES.get(run.outcome, ""))  # the outcome in words, on hover
+    described = _e(OUTCOMES.get(run.outcome, "") if isinstance(run.outcome, str) else "")  # the outcome in words, on hover
     head = (
-        f"<div><b>Run</b> of <code>{html.escape(run.model)}</code>{scripted}: {len(run.steps)} steps, "
-        f"outcome <code title='{described}'>{html.escape(run.outcome)}</code>, Z = {run.Z} tokens read<br>"
-        f"<b>task</b>: {html.escape(run.task)}<br>{legend_html()}</div>"
+        f"<div><b>Run</b> of <code>{_e(run.model)}</code>{scripted}: {len(run.steps)} steps, "
+        f"outcome <code title='{described}'>{_e(run.outcome)}</code>, Z = {_e(run.Z)} tokens read<br>"
+        f"<b>task</b>: {_e(run.task)}<br>{legend_html()}</div>"
     )
     z_so_far = list(itertools.accumulate(s.context_tokens for s in run.steps))
     steps = [step_html(run, k, parts, z_so_far[k - 1]) for k, parts in enumerate(compositions(run), start=1)]
     answer = f"<div><b>answer</b>{_pre(run.answer, cut=False)}</div>" if run.answer is not None else ""
-    notes = "".join(f"<div><b>note</b>: {html.escape(note)}</div>" for note in run.notes)
+    notes = "".join(f"<div><b>note</b>: {_e(note)}</div>" for note in run.notes)
     return "<div>" + head + "".join(f"<div>{s}</div>" for s in steps) + answer + notes + "</div>"
 
 
@@ -135,14 +144,14 @@ def compare_html(runs: dict[str, Run]) -> str:
         bars = "".join(context_bar(run, k, widest, parts) for k, parts in enumerate(compositions(run), start=1))
         bars = bars or "<i>no steps</i>"
         z_bar = (
-            f'<div title="Z = {run.Z} tokens" style="width:{100 * run.Z / most:.2f}%;height:10px;background:#333"></div>'
+            f'<div title="Z = {_e(run.Z)} tokens" style="width:{100 * run.Z / most:.2f}%;height:10px;background:#333"></div>'
         )
         columns.append(
-            f'<div style="flex:1;min-width:220px;padding:0 6px"><b>{html.escape(label)}</b>{scripted}<br>'
-            f"<small>K = {len(run.steps)} calls, outcome <code>{html.escape(run.outcome)}</code></small>"
-            f"{bars}<div style='margin-top:6px'><small>Z = {run.Z} tokens read</small>{z_bar}</div></div>"
+            f'<div style="flex:1;min-width:220px;padding:0 6px"><b>{_e(label)}</b>{scripted}<br>'
+            f"<small>K = {len(run.steps)} calls, outcome <code>{_e(run.outcome)}</code></small>"
+            f"{bars}<div style='margin-top:6px'><small>Z = {_e(run.Z)} tokens read</small>{z_bar}</div></div>"
         )
-    scale = f"<small>one scale for all: the widest bar is {widest} tokens, the longest Z bar {most} tokens</small>"
+    scale = f"<small>one scale for all: the widest bar is {_e(widest)} tokens, the longest Z bar {_e(most)} tokens</small>"
     return f'<div>{legend_html()}<br>{scale}<div style="display:flex;gap:8px">{"".join(columns)}</div></div>'
 
 
