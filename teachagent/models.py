@@ -8,7 +8,7 @@ between calls: whatever it should know must be in the arguments of that one call
 the script is a fixed reply or a function of the conversation so far, so a scripted
 agent can read what a tool returned and build its next step from it. It is scripted
 and says so everywhere it appears; everything around it (tools, token counts, costs)
-is real. `teachagent.modes.select_model` picks the scripted model or Claude for a lesson.
+is real. `teachagent.course.modes.select_model` picks the scripted model or Claude for a lesson.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Union, runtime_checkable
 
-from .errors import CourseError, check_number
+from .base.errors import CourseError, check_number
+from .base.growing import GrowingCount
 from .messages import (
     MAX_TOKENS,
     Message,
@@ -122,31 +123,6 @@ def _cut_to(content: list, max_tokens: int) -> list:
     return kept
 
 
-@dataclass
-class _Read:
-    """What a scripted model's last call read, so that the next call counts only what was added."""
-
-    system: str
-    tools: list[dict[str, Any]]
-    messages: list[Message]  # the messages counted, in order: a list of our own
-    tokens: int
-
-    def continued_by(self, system: str, messages: Sequence[Message], tools: list[dict[str, Any]]) -> bool:
-        """Whether a call with these arguments reads this context plus new messages at its end.
-
-        Checked in a time that does not grow with the conversation: the same system
-        prompt and tool specs, no fewer messages, and the first and the last message
-        counted still in their places.
-        """
-        n = len(self.messages)
-        return (
-            system == self.system
-            and tools == self.tools
-            and len(messages) >= n
-            and (n == 0 or (messages[0] is self.messages[0] and messages[n - 1] is self.messages[-1]))
-        )
-
-
 @dataclass(repr=False)
 class ScriptedModel:
     """A stand-in for a language model that plays `script`, one step per call.
@@ -166,7 +142,7 @@ class ScriptedModel:
     context_window: int | None = None  # the most tokens it can hold, context and reply together
     played: int = field(default=0, init=False)
     _calls: int = field(default=0, init=False)
-    _last_read: _Read | None = field(default=None, init=False, compare=False)
+    _counted: GrowingCount = field(default_factory=GrowingCount, init=False, compare=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.script, (str, Text, Response, ToolCall)):
@@ -187,7 +163,7 @@ class ScriptedModel:
         """Start the script again from its first step."""
         self.played = 0
         self._calls = 0
-        self._last_read = None
+        self._counted = GrowingCount()
 
     def complete(
         self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
@@ -220,17 +196,11 @@ class ScriptedModel:
 
         An agent's conversation only grows, so when this call continues the last one's,
         only the new messages are counted, the way the loop grows its c_k, and a step
-        costs the same at K = 1000 as at K = 10. Any other context is counted from
-        scratch. Like the loop, this takes a message as fixed once it has been sent:
-        a message changed in place later is not counted again.
+        costs the same at K = 1000 as at K = 10 (base/growing.py keeps the count). Any
+        other context is counted from scratch. Like the loop, this takes a message as
+        fixed once it has been sent: a message changed in place later is not counted again.
         """
-        tools, last = list(tools), self._last_read
-        if last is None or not last.continued_by(system, messages, tools):
-            last = self._last_read = _Read(system, tools, [], context_tokens(system, (), tools))
-        new = messages[len(last.messages):]
-        last.tokens += sum(message_tokens(m) for m in new)
-        last.messages += new
-        return last.tokens
+        return self._counted.count((system, list(tools)), messages, lambda: context_tokens(system, (), tools), message_tokens)
 
     def _with_id(self, block):
         """A copy of a tool call with a fresh, predictable id (toolu_001, toolu_002, ...)."""
