@@ -283,6 +283,20 @@ CALL = ("from teachagent import Message, select_model\nmodel = select_model(scri
         "print(model.complete('', [Message('user', 'hi')], [], 50).text)")
 
 
+@pytest.mark.parametrize("mode", ["record", "replay"])
+@pytest.mark.parametrize("absent", [["nbclient"], ["nbclient", "nbformat"]])
+def test_notebook_commands_without_the_notebook_extra_say_what_to_install(tmp_path, monkeypatch, capsys, mode, absent):
+    notebook = lesson(tmp_path / "lesson.ipynb", "open('ran', 'w').close()")
+    for name in absent:
+        monkeypatch.setitem(sys.modules, name, None)  # what Python finds when the package is not installed
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    assert cli.main(["notebook", mode, str(notebook)]) == 2
+    out, err = capsys.readouterr()
+    assert err == (f"teachagent: notebook {mode} needs {' and '.join(absent)}: pip install \"teachagent[notebook]\" "
+                   "(in a clone: pip install -e \".[notebook]\")\n")
+    assert out == "" and sorted(p.name for p in tmp_path.iterdir()) == ["lesson.ipynb"]
+
+
 def test_notebook_record_refuses_a_notebook_as_its_cassette(tmp_path, monkeypatch, capsys):
     notebook = lesson(tmp_path / "lesson.ipynb", CALL)
     before = notebook.read_bytes()
