@@ -35,9 +35,22 @@ PYTHONS = JOB["strategy"]["matrix"]["python"]
 def test_the_workflow_runs_ci_run_with_bash_on_three_systems():
     assert JOB["strategy"]["matrix"]["os"] == ["ubuntu-latest", "macos-latest", "windows-latest"]
     last = JOB["steps"][-1]
-    assert last["run"] == "bash .ci/run" and last["shell"] == "bash"
+    assert last["run"] == "bash .ci/run tests" and last["shell"] == "bash"
     assert (ROOT / ".ci" / "run").is_file()
     assert [step["uses"].split("@")[0] for step in JOB["steps"] if "uses" in step] == ["actions/checkout", "actions/setup-python"]
+
+
+def test_lint_and_the_lowest_versions_run_once_and_every_job_keeps_pips_downloads():
+    jobs = WORKFLOW["jobs"]
+    assert set(jobs) == {"lint", "lowest", "test"}
+    assert [step.get("run") for step in jobs["lint"]["steps"]][-1] == "bash .ci/run lint"
+    assert [step.get("run") for step in jobs["lowest"]["steps"]][-1] == "bash .ci/lowest"
+    assert "strategy" not in jobs["lint"] and "strategy" not in jobs["lowest"]
+    for job in jobs.values():
+        (setup,) = [step for step in job["steps"] if step.get("uses", "").startswith("actions/setup-python")]
+        assert setup["with"]["cache"] == "pip" and setup["with"]["cache-dependency-path"] == "pyproject.toml"
+    ci_run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "bash .ci/lowest" in ci_run  # CI here, which runs `bash .ci/run` alone, checks the floors too
 
 
 def test_the_workflow_tests_every_supported_python_and_only_those():
