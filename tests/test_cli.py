@@ -345,6 +345,7 @@ def test_a_bad_notebook_mode_is_argparses_usage_and_exit_code_2(capsys):
     assert caught.value.code == 2 and "invalid choice: 'play'" in capsys.readouterr().err
 
 
+@pytest.mark.notebook  # starts a Jupyter kernel
 def test_a_failed_notebook_recording_leaves_the_old_cassette_and_prints_no_colour_codes(tmp_path, monkeypatch):
     """Run as an instructor runs it, output piped: progress and one plain line saying what happened."""
     notebook = lesson(tmp_path / "lesson.ipynb", CALL, "1 / 0")
@@ -367,6 +368,7 @@ def test_a_failed_notebook_recording_leaves_the_old_cassette_and_prints_no_colou
     assert sorted(p.name for p in cassette.parent.iterdir()) == ["lesson.jsonl"]
 
 
+@pytest.mark.notebook  # starts a Jupyter kernel
 def test_a_whole_notebook_recording_replaces_the_cassette(tmp_path, monkeypatch, capsys):
     notebook = lesson(tmp_path / "lesson.ipynb", CALL)
     cassette = tmp_path / "cassettes" / "lesson.jsonl"
