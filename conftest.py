@@ -20,7 +20,7 @@ def pytest_xdist_auto_num_workers(config):
 
 def pytest_collection_modifyitems(config, items):
     """Every notebook cell nbval collects is marked `notebook`, as a test that starts a kernel is by hand,
-    so the quick tier (`-m "not notebook and not browser and not local"`) leaves them out."""
+    so the quick tier (README, Tests) leaves them out."""
     for item in items:
         if item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.notebook)
