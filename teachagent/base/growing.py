@@ -33,8 +33,9 @@ class GrowingCount:
         An item changed in place after it was counted is not counted again.
         """
         n = len(self.items)
-        same_start = n == 0 or (items[0] is self.items[0] and items[n - 1] is self.items[-1])
-        continued = key == self.key and len(items) >= n and same_start
+        continued = key == self.key and len(items) >= n
+        if continued and n:
+            continued = items[0] is self.items[0] and items[n - 1] is self.items[-1]
         if not continued:
             self.key, self.items, self.total = key, [], start()
         new = items[len(self.items):]

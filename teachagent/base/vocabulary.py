@@ -62,7 +62,7 @@ def key(files: list[Path]) -> str:
     return digest.hexdigest()
 
 
-def cached_encoding(name: str):
+def cached_encoding(name: str) -> Any:
     """The tiktoken encoding `name`, from the cache when it holds it, else parsed by tiktoken and kept."""
     import tiktoken
 
