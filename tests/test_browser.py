@@ -72,6 +72,10 @@ CELLS = [
     "    return {'mars': '2'}.get(planet.lower(), 'unknown')",
     "session = play(Agent(HumanModel(), [lookup], system='Use the tool.'), 'How many moons has Mars?')\nsession",
 ]
+# How long JupyterLab, Chromium or a kernel may take to start: a few seconds on a quiet machine,
+# far more on one busy with other tests (pytest-xdist runs notebooks beside these), which must
+# not turn into a setup error.
+START_SECONDS = 180
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -85,30 +89,51 @@ def free_port() -> int:
 @contextlib.contextmanager
 def jupyterlab(root: Path):
     """JupyterLab on 127.0.0.1 serving `root`, stopped at the end however the test went."""
-    port = free_port()
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(root / ".jupyter"), "JUPYTER_RUNTIME_DIR": str(root / ".run")}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}", "--allow-root",
-         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}", "--LabApp.news_url=",
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
+    for _ in range(3):  # the free port can be taken by another program before JupyterLab binds it
+        port = free_port()
+        server = subprocess.Popen(
+            [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}", "--allow-root",
+             "--ServerApp.port_retries=0",  # exit if the port is taken, rather than serve on another one
+             f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}", "--LabApp.news_url=",
+             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2)
+        try:
+            if answers(server, url):
                 break
-            except OSError:
-                assert time.monotonic() < deadline, "JupyterLab did not start within 60 s"
-                time.sleep(0.5)
+        except BaseException:
+            stop(server)
+            raise
+    else:
+        raise AssertionError(f"JupyterLab exited three times before it answered (last exit code {server.returncode})")
+    try:
         yield url
     finally:
-        server.terminate()
+        stop(server)
+
+
+def answers(server: subprocess.Popen, url: str) -> bool:
+    """True once JupyterLab answers at `url`; False if it exits first. It gets START_SECONDS."""
+    deadline = time.monotonic() + START_SECONDS
+    while True:
         try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
+            urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=10)
+            return True
+        except OSError:
+            if server.poll() is not None:
+                return False
+            assert time.monotonic() < deadline, f"JupyterLab did not start within {START_SECONDS} s"
+            time.sleep(0.5)
+
+
+def stop(server: subprocess.Popen) -> None:
+    server.terminate()
+    try:
+        server.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +141,7 @@ def chromium():
     """One headless Chromium for the whole module: Playwright's sync API allows one running
     instance per thread, and the diagram fixture keeps its page open across tests."""
     with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, timeout=START_SECONDS * 1000)
         try:
             yield browser
         finally:
@@ -155,8 +180,10 @@ def page(lab, chromium):
 
 
 def open_notebook(page, lab: str, name: str) -> None:
-    page.goto(f"{lab}/lab/tree/{name}?reset&token={TOKEN}")  # reset: only this notebook open, none restored
-    page.get_by_text("Python 3 (ipykernel) | Idle").wait_for()  # the kernel is up and the notebook loaded
+    # reset: only this notebook open, none restored
+    page.goto(f"{lab}/lab/tree/{name}?reset&token={TOKEN}", timeout=START_SECONDS * 1000)
+    # the kernel is up and the notebook loaded
+    page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=START_SECONDS * 1000)
 
 
 def run_all(page) -> None:

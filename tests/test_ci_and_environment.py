@@ -8,13 +8,16 @@ its dependencies have one source: pyproject.toml.
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
+from importlib.metadata import packages_distributions
 from pathlib import Path
 
 import yaml
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -32,9 +35,22 @@ PYTHONS = JOB["strategy"]["matrix"]["python"]
 def test_the_workflow_runs_ci_run_with_bash_on_three_systems():
     assert JOB["strategy"]["matrix"]["os"] == ["ubuntu-latest", "macos-latest", "windows-latest"]
     last = JOB["steps"][-1]
-    assert last["run"] == "bash .ci/run" and last["shell"] == "bash"
+    assert last["run"] == "bash .ci/run tests" and last["shell"] == "bash"
     assert (ROOT / ".ci" / "run").is_file()
     assert [step["uses"].split("@")[0] for step in JOB["steps"] if "uses" in step] == ["actions/checkout", "actions/setup-python"]
+
+
+def test_lint_and_the_lowest_versions_run_once_and_every_job_keeps_pips_downloads():
+    jobs = WORKFLOW["jobs"]
+    assert set(jobs) == {"lint", "lowest", "test"}
+    assert [step.get("run") for step in jobs["lint"]["steps"]][-1] == "bash .ci/run lint"
+    assert [step.get("run") for step in jobs["lowest"]["steps"]][-1] == "bash .ci/lowest"
+    assert "strategy" not in jobs["lint"] and "strategy" not in jobs["lowest"]
+    for job in jobs.values():
+        (setup,) = [step for step in job["steps"] if step.get("uses", "").startswith("actions/setup-python")]
+        assert setup["with"]["cache"] == "pip" and setup["with"]["cache-dependency-path"] == "pyproject.toml"
+    ci_run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "bash .ci/lowest" in ci_run  # CI here, which runs `bash .ci/run` alone, checks the floors too
 
 
 def test_the_workflow_tests_every_supported_python_and_only_those():
@@ -54,12 +70,67 @@ def test_the_browser_test_has_its_chromium_on_linux():
     assert check["if"] == "runner.os == 'Linux'"
 
 
-def test_environment_yml_installs_the_package_so_pyproject_is_the_one_list_of_dependencies():
+def test_environment_yml_installs_the_learners_set_from_pyproject_and_nbgitpuller():
     conda = [dep for dep in ENVIRONMENT["dependencies"] if isinstance(dep, str)]
     (pip,) = [dep["pip"] for dep in ENVIRONMENT["dependencies"] if isinstance(dep, dict)]
-    assert ".[test]" in pip  # the package and its test extra, read from pyproject.toml at install time
-    listed_twice = {Requirement(dep).name for dep in pip if dep != ".[test]"} & {
-        Requirement(dep).name for dep in PYPROJECT["dependencies"] + PYPROJECT["optional-dependencies"]["test"]}
-    assert listed_twice == set()  # a second version spec could drift from pyproject's
+    assert pip == [".", "nbgitpuller"]  # the package without extras: its dependencies have one source, pyproject.toml
     python = next(dep for dep in conda if re.fullmatch(r"python=[\d.]+", dep)).split("=")[1]
     assert python in PYTHONS and python in SpecifierSet(PYPROJECT["requires-python"])
+
+
+def names(requirements: list[str]) -> set[str]:
+    return {canonicalize_name(Requirement(r).name) for r in requirements}
+
+
+EXTRAS = PYPROJECT["optional-dependencies"]
+CORE = names(PYPROJECT["dependencies"])
+
+
+def test_a_learners_install_carries_no_test_or_lint_tool():
+    assert CORE & (names(EXTRAS["test"]) | names(EXTRAS["lint"])) == set()
+    assert {"nbclient", "nbformat"} <= names(EXTRAS["notebook"]) and not {"nbclient", "nbformat"} & CORE
+    assert "teachagent[notebook]" in EXTRAS["test"]  # the tests run notebook record and replay
+
+
+def imported_distributions() -> dict[str, set[tuple[str, bool]]]:
+    """Each distribution teachagent imports: the files that import it, and whether at module level."""
+    std, found = set(sys.stdlib_module_names), {}
+    of = {canonicalize_name(m): {canonicalize_name(d) for d in ds} for m, ds in packages_distributions().items()}
+    for path in sorted((ROOT / "teachagent").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top_level = {id(node) for node in tree.body}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                modules = [node.module]
+            else:
+                continue
+            for module in {m.split(".")[0] for m in modules} - std - {"teachagent"}:
+                for dist in of.get(canonicalize_name(module), {canonicalize_name(module)}):
+                    found.setdefault(dist, set()).add((path.relative_to(ROOT).as_posix(), id(node) in top_level))
+    return found
+
+
+def test_every_package_teachagent_imports_is_declared_and_an_extras_only_inside_a_function():
+    for dist, where in imported_distributions().items():
+        in_extras = [extra for extra, requirements in EXTRAS.items() if dist in names(requirements)]
+        assert dist in CORE or in_extras, f"{dist} is imported by {sorted(where)} but pyproject.toml does not declare it"
+        if dist not in CORE:  # the package must import without the extra: only the function that needs it imports it
+            assert not [path for path, module_level in where if module_level], (dist, in_extras, sorted(where))
+
+
+def test_the_sdk_floor_brings_the_http_client_the_adapter_imports():
+    """claude.py imports httpx2, which anthropic depends on from 1.0 on (0.x brings httpx)."""
+    assert "httpx2" in imported_distributions() and "httpx2" in CORE
+    (anthropic,) = [Requirement(r) for r in PYPROJECT["dependencies"] if Requirement(r).name == "anthropic"]
+    assert not anthropic.specifier.contains("0.69") and anthropic.specifier.contains("1.0")
+
+
+def test_the_readmes_table_of_installs_names_each_extra_and_exactly_what_it_adds():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `\.(\[\w+\])?` \| ([^|]+) \|", readme, flags=re.MULTILINE))
+    assert set(rows) == {""} | {f"[{extra}]" for extra in EXTRAS}
+    for extra, listed in rows.items():
+        said = {canonicalize_name(n) for n in listed.replace("the notebook extra", "teachagent").split(", ")}
+        assert said == (names(EXTRAS[extra[1:-1]]) if extra else CORE), extra

@@ -297,6 +297,20 @@ CALL = ("from teachagent import Message, select_model\nmodel = select_model(scri
         "print(model.complete('', [Message('user', 'hi')], [], 50).text)")
 
 
+@pytest.mark.parametrize("mode", ["record", "replay"])
+@pytest.mark.parametrize("absent", [["nbclient"], ["nbclient", "nbformat"]])
+def test_notebook_commands_without_the_notebook_extra_say_what_to_install(tmp_path, monkeypatch, capsys, mode, absent):
+    notebook = lesson(tmp_path / "lesson.ipynb", "open('ran', 'w').close()")
+    for name in absent:
+        monkeypatch.setitem(sys.modules, name, None)  # what Python finds when the package is not installed
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    assert cli.main(["notebook", mode, str(notebook)]) == 2
+    out, err = capsys.readouterr()
+    assert err == (f"teachagent: notebook {mode} needs {' and '.join(absent)}: pip install \"teachagent[notebook]\" "
+                   "(in a clone: pip install -e \".[notebook]\")\n")
+    assert out == "" and sorted(p.name for p in tmp_path.iterdir()) == ["lesson.ipynb"]
+
+
 def test_notebook_record_refuses_a_notebook_as_its_cassette(tmp_path, monkeypatch, capsys):
     notebook = lesson(tmp_path / "lesson.ipynb", CALL)
     before = notebook.read_bytes()
@@ -345,6 +359,7 @@ def test_a_bad_notebook_mode_is_argparses_usage_and_exit_code_2(capsys):
     assert caught.value.code == 2 and "invalid choice: 'play'" in capsys.readouterr().err
 
 
+@pytest.mark.notebook  # starts a Jupyter kernel
 def test_a_failed_notebook_recording_leaves_the_old_cassette_and_prints_no_colour_codes(tmp_path, monkeypatch):
     """Run as an instructor runs it, output piped: progress and one plain line saying what happened."""
     notebook = lesson(tmp_path / "lesson.ipynb", CALL, "1 / 0")
@@ -367,6 +382,7 @@ def test_a_failed_notebook_recording_leaves_the_old_cassette_and_prints_no_colou
     assert sorted(p.name for p in cassette.parent.iterdir()) == ["lesson.jsonl"]
 
 
+@pytest.mark.notebook  # starts a Jupyter kernel
 def test_a_whole_notebook_recording_replaces_the_cassette(tmp_path, monkeypatch, capsys):
     notebook = lesson(tmp_path / "lesson.ipynb", CALL)
     cassette = tmp_path / "cassettes" / "lesson.jsonl"

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 import execute_notebooks
@@ -28,6 +29,7 @@ def test_different_streams_and_anything_between_pieces_keep_them_apart():
     assert execute_notebooks.joined_streams([]) == []
 
 
+@pytest.mark.notebook  # starts a Jupyter kernel
 def test_a_print_the_kernel_sent_in_two_messages_is_stored_as_one(tmp_path):
     """A flush and a pause make ipykernel send one cell's printing in two pieces, as chance did in lesson 3."""
     path = tmp_path / "split.ipynb"

@@ -72,7 +72,7 @@ def check_nothing_half_done(error, store, recorder, tmp_path):
     "status, kind, exception",
     [
         (429, "rate_limit_error", anthropic.RateLimitError),
-        (529, "overloaded_error", anthropic.InternalServerError),
+        (529, "overloaded_error", anthropic.OverloadedError),
         (500, "api_error", anthropic.InternalServerError),
     ],
 )

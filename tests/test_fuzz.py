@@ -35,6 +35,7 @@ from teachagent.models import ScriptedModel, call
 from teachagent.tools import read_file_tool, tool
 from teachagent.trace import Run
 
+pytestmark = pytest.mark.fuzz  # thousands of cases: the whole suite runs them, the quick tier leaves them out
 FUZZ = settings(derandomize=True, database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SECRET = "the password is swordfish"
 

