@@ -31,7 +31,7 @@ from .agent import FINAL, AgentError
 from .display import one_line
 from .errors import CourseError, SettingError, check_number
 from .formats import FormatError, writable
-from .human import HumanModel
+from .human import WHOLE_PAGE, HumanModel, example_call
 from .messages import OUTCOMES, Thinking
 from .models import Model, ScriptedModel
 from .modes import MODES, select_model
@@ -148,8 +148,6 @@ def research_main(argv: list[str]) -> int:
     model: Model
     if args.human:
         model = HumanModel()
-        print("[teachagent] you are the model: each step shows what the model reads; reply with text for a final "
-              'answer, or with lines like: call search {"query": "KL divergence"}. Ctrl-D stops.')
     else:
         try:
             model = select_model(scripted, mode=args.mode, cassette=args.cassette, file=sys.stderr)  # stdout: the run
@@ -158,7 +156,14 @@ def research_main(argv: list[str]) -> int:
             return 2
     if model is scripted and args.question != QUESTION:
         print("[teachagent] note: the scripted researcher answers the KL question whatever you ask.", file=sys.stderr)
-    agent = research_agent(args.strategy, model=model, library=library, max_steps=args.max_steps, on_step=print_step)
+    # a person sees each step's results on their next page, so only a model's steps are printed as they happen
+    agent = research_agent(args.strategy, model=model, library=library, max_steps=args.max_steps,
+                           on_step=None if args.human else print_step)
+    if args.human:
+        examples = "; ".join(example_call(spec) for spec in agent.dispatcher.specs)
+        print("[teachagent] you are the model: the first step shows the whole page the model reads, later steps "
+              f"only what is new ({WHOLE_PAGE} shows it all). Reply with text for a final answer, or with one line "
+              f"per tool call: {examples}. Ctrl-D stops.")
     print(f"question: {args.question}", flush=True)
 
     try:
