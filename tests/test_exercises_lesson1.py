@@ -170,6 +170,19 @@ class BrokenStr(Exception):
         raise RuntimeError("no message")
 
 
+class BadBool:
+    def __bool__(self):
+        raise RuntimeError("no truth")
+
+    def __str__(self):
+        raise RuntimeError("no text")
+
+
+class BadLen(list):
+    def __len__(self):
+        raise RuntimeError("no length")
+
+
 def exits(*args):
     import sys
 
@@ -187,6 +200,8 @@ def raises_broken(*args):
     (check_tokens_read, lambda system, history: AlwaysEqual(), "not yet: `tokens_read(system, history)` should be a number"),
     (check_tokens_read, lambda system, history: LyingInt(7), "not yet: for a conversation of 3 turns you counted 7"),
     (check_tokens_read, exits, "not yet: your code called sys.exit()"),
+    (check_was_cut, lambda response: BadBool(), "not yet: was_cut should return True or False, not an object of type BadBool"),
+    (check_tokens_read, lambda system, history: BadBool(), "not yet: `tokens_read(system, history)` should be a number"),
     (check_was_cut, raises_broken, "not yet: your code raised BrokenStr (whose message could not be shown)"),
 ])
 def test_hostile_answers_get_one_line(check, answer, verdict, said):
@@ -208,6 +223,11 @@ def test_quiz(question, right, wrong, capsys):
         quiz(question, hostile)
         out = capsys.readouterr().out
         assert out.startswith(f"quiz {question}: not yet") and out.count("\n") == 1
+
+
+def test_a_history_whose_len_raises_is_one_line(said):
+    check_second_call(BadLen([hello, reply.to_message(), question]), reply, ScriptedModel(receptionist))
+    assert said("1.2").startswith("not yet")
 
 
 def test_code_that_crashes_is_not_yet(said):
