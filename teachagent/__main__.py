@@ -37,7 +37,7 @@ from .base.errors import CourseError, SettingError, check_number
 from .base.formats import FormatError, writable
 from .course.modes import MODES, select_model
 from .course.replay import CassetteError, Recorder
-from .human import HumanModel
+from .human import WHOLE_PAGE, HumanModel, example_call
 from .messages import Thinking
 from .models import Model, ScriptedModel
 from .research.corpus import Library
@@ -184,8 +184,6 @@ def research_main(argv: list[str]) -> int:
     model: Model
     if args.human:
         model = HumanModel()
-        print("[teachagent] you are the model: each step shows what the model reads; reply with text for a final "
-              'answer, or with lines like: call search {"query": "KL divergence"}. Ctrl-D stops.')
     else:
         for setting, value in (("TEACHAGENT_BASE_URL", args.base_url), ("TEACHAGENT_MODEL", args.model)):
             if value is not None:  # select_model reads the same settings the notebooks do
@@ -197,7 +195,14 @@ def research_main(argv: list[str]) -> int:
             return 2
     if model is scripted and args.question != QUESTION:
         print("[teachagent] note: the scripted researcher answers the KL question whatever you ask.", file=sys.stderr)
-    agent = research_agent(args.strategy, model=model, library=library, max_steps=args.max_steps, on_step=print_step)
+    # a person sees each step's results on their next page, so only a model's steps are printed as they happen
+    agent = research_agent(args.strategy, model=model, library=library, max_steps=args.max_steps,
+                           on_step=None if args.human else print_step)
+    if args.human:
+        examples = "; ".join(example_call(spec) for spec in agent.dispatcher.specs)
+        print("[teachagent] you are the model: the first step shows the whole page the model reads, later steps "
+              f"only what is new ({WHOLE_PAGE} shows it all). Reply with text for a final answer, or with one line "
+              f"per tool call: {examples}. Ctrl-D stops.")
     print(f"question: {args.question}", flush=True)
 
     try:

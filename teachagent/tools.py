@@ -26,7 +26,7 @@ from typing import Any, overload
 from .base.display import shorten
 from .base.errors import check_number
 from .base.files import read_inside
-from .base.schema import parse_docstring, schema_from_signature
+from .base.schema import ToolDefinitionError, parse_docstring, schema_from_signature
 
 TOOL_TIMEOUT = 10.0  # seconds a tool may run before the dispatcher reports it as failed
 MAX_TOOL_TIMEOUT = 24 * 3600.0  # a day; for longer, or no limit, give timeout=None
@@ -126,6 +126,11 @@ def tool(
 
     def make(f: Callable[..., str]) -> Tool:
         summary, arg_docs = parse_docstring(inspect.getdoc(f))
+        if description is None and not summary:
+            raise ToolDefinitionError(
+                f"{getattr(f, '__name__', 'the function')}() has no docstring, and the model reads it to decide when to "
+                "use the tool: write one on the line under `def`, such as \"\"\"Convert a temperature to Fahrenheit.\"\"\""
+            )
         return Tool(
             name=name if name is not None else f.__name__,
             description=description if description is not None else summary,

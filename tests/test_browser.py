@@ -5,7 +5,12 @@ through Playwright, as a learner would:
 - lesson 3 with Run All, then the step viewer's buttons move through the run;
 - lesson 7 with Run All, then the explorer's n is set and its numbers follow the formula;
 - you are the model: `play()` runs the loop on a helper thread (a cell that blocked on
-  `input()` would never receive a click), two replies are typed and sent;
+  `input()` would never receive a click), two replies are typed and sent; a refused reply
+  stays in the box with its mistake marked, is fixed and sent, and the newest tool result
+  is in view at the top of the page box;
+- every lesson opened fresh, not run: no answer shows under any exercise or quiz, and
+  each reference solution's cell is collapsed to a first line that gives nothing away
+  (checked on the saved files too, without a browser);
 - every notebook with a ```mermaid block in a markdown cell is opened (one JupyterLab for
   them all), and each block must have been drawn as an SVG image, with no Mermaid error.
 
@@ -241,12 +246,106 @@ def test_a_learner_plays_the_model_in_jupyterlab(lab, page):
     reply.fill('call lookup {"planet": "Mars"}')
     send.click()
     wait_until(lambda: "=== call 2" in shown.input_value())
-    assert "result for toolu_you_001:\n2" in shown.input_value()
+    assert "(id toolu_you_001):\n2" in shown.input_value()
 
     reply.fill("Mars has 2 moons.")
     send.click()
     wait_until(lambda: "The run is over: answer" in shown.input_value())
-    assert send.is_disabled()
+    assert send.is_disabled() and "The answer: Mars has 2 moons." in shown.input_value()
+
+
+@in_a_browser
+def test_a_refused_reply_is_kept_to_fix_and_the_newest_results_are_in_view(lab, page):
+    open_notebook(page, lab, "play.ipynb")
+    page.locator(".jp-Notebook .jp-Cell").first.click()
+    page.keyboard.press("Shift+Enter")
+    page.keyboard.press("Shift+Enter")
+    page.locator(f".jp-OutputArea textarea, {ERROR}").first.wait_for()
+    assert page.locator(ERROR).count() == 0, page.locator(ERROR).first.inner_text()
+    shown = page.locator(".jp-OutputArea textarea").nth(0)
+    reply = page.locator(".jp-OutputArea textarea").nth(1)
+    send = page.get_by_role("button", name="Send")
+    wait_until(lambda: "=== call 1" in shown.input_value())
+
+    reply.fill('call lookup {"planet": Mars}')  # a missing pair of quotes
+    send.click()
+    refusal = page.locator(".jp-OutputArea .widget-html-content", has_text="not sent")
+    wait_until(lambda: refusal.count() == 1 and refusal.is_visible())
+    assert reply.input_value() == 'call lookup {"planet": Mars}'  # kept, not erased
+    assert "^" in refusal.inner_text() and '{"planet": Mars}' in refusal.inner_text()  # the mistake marked
+
+    reply.fill('call lookup {"planet": "Mars"}')
+    send.click()
+    wait_until(lambda: shown.input_value().startswith("=== call 2"))
+    assert refusal.count() == 0 or not (refusal.text_content() or "").strip()  # the old refusal is gone
+    result = "(id toolu_you_001):\n2"
+    assert result in shown.input_value() and "[system]" not in shown.input_value()  # only what is new
+    # the result's line lies inside the box's visible rows, and the box inside the window
+    lines_before = shown.input_value()[: shown.input_value().index(result)].count("\n") + 2
+    in_view = shown.evaluate("(box, lines) => { const style = getComputedStyle(box);"
+                             " const line = parseFloat(style.lineHeight) || 1.2 * parseFloat(style.fontSize);"
+                             " return box.scrollTop === 0 && lines * line <= box.clientHeight; }", lines_before)
+    assert in_view
+    shown.scroll_into_view_if_needed()
+    box = shown.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + 40 <= page.viewport_size["height"]
+
+
+# --- No answer in sight in a fresh notebook ---------------------------------------------------
+
+LESSONS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+ANSWER = re.compile(r"(?:exercise|quiz) \d+\.\d+: correct")  # a check's verdict on a solved exercise
+SOLUTION_FIRST_LINE = re.compile(r"# A reference solution for exercise (\d+\.\d+): run this cell, then click the button")
+
+
+def solution_cells(notebook: Path) -> list:
+    return [cell for cell in nbformat.read(notebook, as_version=4).cells
+            if cell.cell_type == "code" and "solution" in cell.metadata.get("tags", [])]
+
+
+def test_the_course_has_lessons_with_exercises_to_check():
+    assert len(LESSONS) >= 8 and all(solution_cells(path) for path in LESSONS if path.name[:2] in ("01", "02", "03"))
+
+
+@pytest.mark.parametrize("notebook", LESSONS, ids=lambda path: path.name)
+def test_no_saved_output_gives_an_answer_away(notebook):
+    """The saved file: no verdict "correct" anywhere, and each solution cell hidden, its first line a label only."""
+    for cell in nbformat.read(notebook, as_version=4).cells:
+        if cell.cell_type != "code":
+            continue
+        for output in cell.get("outputs", []):
+            shown = "".join(output.get("text", "")) + "".join(output.get("data", {}).get("text/plain", ""))
+            assert not ANSWER.search(shown), f"{notebook.name}: {cell.source.splitlines()[:1]} shows {shown[:200]!r}"
+    for cell in solution_cells(notebook):
+        assert cell.metadata.get("jupyter", {}).get("source_hidden") is True, cell.source
+        first, *rest = cell.source.splitlines()
+        exercise = SOLUTION_FIRST_LINE.match(first)
+        assert exercise and rest == [f'solution("{exercise[1]}")'], cell.source  # the code lives elsewhere
+
+
+@in_a_browser
+@pytest.mark.parametrize("notebook", LESSONS, ids=lambda path: path.name)
+def test_a_fresh_lesson_in_jupyterlab_shows_no_answer(notebook, tmp_path, chromium):
+    """Opened as a learner first opens it, not run: nothing on the page gives an exercise's answer away."""
+    shutil.copy(notebook, tmp_path / notebook.name)
+    with jupyterlab(tmp_path) as lab, chromium_page(chromium) as page:
+        open_notebook(page, lab, notebook.name)
+        cells = page.locator(".jp-Notebook .jp-Cell")
+        total = len(nbformat.read(notebook, as_version=4).cells)
+        wait_until(lambda: cells.count() == total)
+        seen = page.evaluate("""() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].map(cell => ({
+            hidden: cell.querySelector('.jp-InputPlaceholder') !== null,
+            preview: (cell.querySelector('.jp-InputPlaceholder') || {}).textContent || '',
+            outputs: [...cell.querySelectorAll('.jp-OutputArea-output')].map(o => o.textContent).join('\\n'),
+        }))""")
+    stored = nbformat.read(notebook, as_version=4).cells
+    assert len(seen) == len(stored)
+    for cell, shown in zip(stored, seen):
+        assert not ANSWER.search(shown["outputs"]), f"{notebook.name} shows an answer: {shown['outputs'][:200]!r}"
+        if "solution" in cell.metadata.get("tags", []):
+            assert shown["hidden"], f"{notebook.name}: a solution cell is open: {cell.source[:80]!r}"
+            assert SOLUTION_FIRST_LINE.search(shown["preview"]), shown["preview"]
+            assert "hidden until you click" in shown["outputs"] and "def " not in shown["outputs"]
 
 
 def wait_until(condition, seconds: float = 60.0) -> None:

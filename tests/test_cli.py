@@ -411,6 +411,19 @@ def test_human_plays_the_research_agent_in_the_terminal():
     assert "final answer: KL is not symmetric, so not a distance." in done.stdout
 
 
+def test_human_hint_comes_from_each_research_tools_schema_and_each_step_prints_only_what_is_new():
+    typed = ('call search {"query": "KL divergence symmetric"}\n\ncall calculate {"expression": "1 + 1"}\n\n'
+             '/page\n\nKL is not symmetric.\n\n')
+    done = run_cli("--human", typed=typed)
+    assert done.returncode == 0, done.stderr
+    hint = done.stdout.splitlines()[0]
+    assert 'call search {"query": "..."}' in hint and 'call read {"doc_id": "kl-divergence"}' in hint
+    assert 'call calculate {"expression": "..."}' in hint and "path" not in hint  # no research tool takes a path
+    pages = done.stdout.split("=== call ")[1:]
+    assert [page.count("[system]") for page in pages] == [1, 0, 0, 1]  # the whole page first, then on request only
+    assert "kl-divergence" in pages[1] and "result of call calculate" in pages[2] and "kl-divergence" not in pages[2]
+
+
 def test_human_who_stops_typing_ends_the_run_in_one_line():
     done = run_cli("--human", typed="")
     assert done.returncode == 1

@@ -26,7 +26,18 @@ def receptionist(messages):  # the notebook's policy
     (lambda response: not response.text.endswith("."), "not yet: was_cut says False for the reply 'Hello.'"),
     (lambda response: response.stop_reason, "not yet: was_cut should return True or False"),
     (lambda response: response.stop_reason != "end_turn" and response.usage.output_tokens > 0, "correct"),
-    (lambda response: response.stop_reason == "max_tokens", "correct: 'Hello.' was cut (max_tokens)"),
+    (lambda response: response.stop_reason == "max_tokens", "correct: right on all four replies"),
+    # other right styles
+    (lambda response: response.stop_reason in ("max_tokens",), "correct"),
+    (lambda response: True if response.stop_reason == "max_tokens" else False, "correct"),
+    (lambda response: bool(response.usage.output_tokens) and response.stop_reason.startswith("max"), "correct"),
+    # the text heuristics the exercise warns against, defeated by the hidden replies it names
+    (lambda response: len(response.text) < 10, "not yet: was_cut says False for the reply 'Your room is'"),
+    (lambda response: not response.text.rstrip().endswith((".", "!", "?")),
+     "not yet: was_cut says False for the reply 'Hello.'"),
+    (lambda response: response.text[-1:] != "." or len(response.text) < 10,
+     "not yet: was_cut says True for the reply 'Welcome aboard'"),
+    (lambda response: response.usage.output_tokens < 5, "not yet"),
 ])
 def test_was_cut(was_cut, verdict, said):
     check_was_cut(was_cut)
@@ -63,7 +74,8 @@ def by_loop(model, system, messages):
     (lambda model, system, messages: 5, "not yet: with max_tokens=5 the reply 'Nice to meet you, Ada! How can I help?' is still"),
     (lambda model, system, messages: 12, "not yet: 'Good morning.' already comes back whole with max_tokens=11, below your 12"),
     (lambda model, system, messages: 200, "not yet: 'Nice to meet you, Ada! How can I help?' already comes back whole"),
-    (lambda model, system, messages: by_loop(model, system, messages) + 0.0, "not yet: smallest_whole should return a whole"),
+    (lambda model, system, messages: by_loop(model, system, messages) + 0.5,
+     "not yet: `smallest_whole(model, system, messages)` should be a whole number"),
     (by_loop, "correct: the smallest max_tokens is"),
     (lambda model, system, messages: model.complete(system, messages, [], 1000).usage.output_tokens, "correct"),
 ])
@@ -92,6 +104,130 @@ def each_user_turn(system, history):
 def test_tokens_read(tokens_read, verdict, said):
     check_tokens_read(tokens_read)
     assert said().startswith(f"exercise 1.4: {verdict}")
+
+
+@pytest.mark.parametrize("second_call", [
+    [Message("user", "Hi! My name is Grace."), reply.to_message(), Message("user", "What is my name?")],
+    [hello, Message("assistant", reply.text), Message("user", "Sorry, what is my name?")],
+    [hello, reply.to_message(), Message("user", "Can you tell me what my name is?")],
+])
+def test_second_call_other_right_styles(second_call, said):
+    check_second_call(second_call, reply, ScriptedModel(receptionist))
+    assert said("1.2").startswith("correct")
+
+
+def test_smallest_whole_other_right_styles(said):
+    def counting_up(model, system, messages):
+        n = 1
+        while model.complete(system, messages, [], n).stop_reason == "max_tokens":
+            n += 1
+        return n
+
+    def bisect(model, system, messages):
+        low, high = 1, 1024
+        while low < high:
+            middle = (low + high) // 2
+            low, high = (middle + 1, high) if model.complete(system, messages, [], middle).stop_reason == "max_tokens" \
+                else (low, middle)
+        return low
+
+    for answer in (counting_up, bisect, lambda model, system, messages: float(by_loop(model, system, messages))):
+        check_smallest_whole(answer)
+        assert said("1.3").startswith("correct"), answer
+
+
+def test_tokens_read_other_right_styles(said):
+    def running(system, history):
+        total, sent = 0, []
+        for message in history:
+            sent.append(message)
+            if message.role == "user":
+                total += context_tokens(system, sent)
+        return total
+
+    for answer in (running, lambda system, history: sum(
+            context_tokens(system, history[:k]) for k in range(1, len(history) + 1, 2))):
+        check_tokens_read(answer)
+        assert said("1.4").startswith("correct"), answer
+
+
+class AlwaysEqual:
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+class LyingInt(int):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = int.__hash__
+
+
+class BrokenStr(Exception):
+    def __str__(self):
+        raise RuntimeError("no message")
+
+
+class BadBool:
+    def __bool__(self):
+        raise RuntimeError("no truth")
+
+    def __str__(self):
+        raise RuntimeError("no text")
+
+
+class BadLen(list):
+    def __len__(self):
+        raise RuntimeError("no length")
+
+
+def exits(*args):
+    import sys
+
+    sys.exit(1)
+
+
+def raises_broken(*args):
+    raise BrokenStr()
+
+
+@pytest.mark.parametrize("check, answer, verdict", [
+    (check_was_cut, lambda response: AlwaysEqual(), "not yet: was_cut should return True or False, not an object"),
+    (check_smallest_whole, lambda *a: AlwaysEqual(), "not yet: `smallest_whole(model, system, messages)` should be a number"),
+    (check_smallest_whole, lambda *a: LyingInt(1), "not yet: with max_tokens=1 the reply"),
+    (check_tokens_read, lambda system, history: AlwaysEqual(), "not yet: `tokens_read(system, history)` should be a number"),
+    (check_tokens_read, lambda system, history: LyingInt(7), "not yet: for a conversation of 3 turns you counted 7"),
+    (check_tokens_read, exits, "not yet: your code called sys.exit()"),
+    (check_was_cut, lambda response: BadBool(), "not yet: was_cut should return True or False, not an object of type BadBool"),
+    (check_tokens_read, lambda system, history: BadBool(), "not yet: `tokens_read(system, history)` should be a number"),
+    (check_was_cut, raises_broken, "not yet: your code raised BrokenStr (whose message could not be shown)"),
+])
+def test_hostile_answers_get_one_line(check, answer, verdict, said):
+    check(answer)
+    assert said().split(": ", 1)[1].startswith(verdict)
+
+
+@pytest.mark.parametrize("question, right, wrong", [("1.1", "b", "ac"), ("1.2", "b", "ac"), ("1.3", "c", "ab")])
+def test_quiz(question, right, wrong, capsys):
+    from teachagent.exercises import quiz
+
+    for choice in (right, right.upper(), f" ({right}) "):
+        quiz(question, choice)
+        assert capsys.readouterr().out.startswith(f"quiz {question}: correct: ({right})")
+    for choice in wrong:
+        quiz(question, choice)
+        assert capsys.readouterr().out.startswith(f"quiz {question}: not yet: ({choice}) is not it")
+    for hostile in (AlwaysEqual(), LyingInt(2), ..., "z"):
+        quiz(question, hostile)
+        out = capsys.readouterr().out
+        assert out.startswith(f"quiz {question}: not yet") and out.count("\n") == 1
+
+
+def test_a_history_whose_len_raises_is_one_line(said):
+    check_second_call(BadLen([hello, reply.to_message(), question]), reply, ScriptedModel(receptionist))
+    assert said("1.2").startswith("not yet")
 
 
 def test_code_that_crashes_is_not_yet(said):

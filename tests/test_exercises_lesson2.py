@@ -214,3 +214,188 @@ def renamed(folder):
 def test_txt_reader(answer, verdict, said):
     check_txt_reader(answer)
     assert said().startswith(f"exercise 2.4: {verdict}")
+
+
+# --- other right styles, and answers a fair teacher would accept (issue 23) ---
+
+def fahrenheit_tool(convert):
+    @tool(name="to_fahrenheit")
+    def made(celsius: float) -> str:
+        """Convert a temperature from degrees Celsius to degrees Fahrenheit.
+
+        Args:
+            celsius: degrees Celsius, decimals allowed.
+        """
+        return convert(celsius)
+
+    return made
+
+
+@pytest.mark.parametrize("convert", [
+    lambda c: f"{c * 9 / 5 + 32:.1f} °F",  # rounded to one decimal: 97.9 °F
+    lambda c: f"{c}°C is {c * 1.8 + 32}°F",  # a sentence that states the input first
+    lambda c: f"{round(c * 1.8 + 32, 2)} degrees Fahrenheit",
+    lambda c: f"{c * 9 / 5 + 32}F",
+])
+def test_to_fahrenheit_other_right_styles(convert, said):
+    check_to_fahrenheit(fahrenheit_tool(convert))
+    assert said("2.1").startswith("correct"), convert
+
+
+@pytest.mark.parametrize("convert, problem", [
+    (lambda c: f"{c}°C", "100 °C came back as '100°C', and no number in it is 212 °F"),
+    (lambda c: f"{c} °C is {c * 9 / 5} °F", "no number in it is 212 °F"),  # forgot the + 32
+    (lambda c: f"{round(c * 9 / 5 + 32)} °F", "36.6 °C came back as '98 °F'"),  # whole degrees: too coarse
+])
+def test_to_fahrenheit_wrong_values(convert, problem, said):
+    check_to_fahrenheit(fahrenheit_tool(convert))
+    line = said("2.1")
+    assert line.startswith("not yet") and problem in line
+
+
+@pytest.mark.parametrize("answer", [frozenset({1, 2, 4}), (1, 2, 4), [1.0, 2.0, 4.0]])
+def test_refused_before_running_other_right_styles(answer, said):
+    check_refused_before_running(answer, calls, [add, divide])
+    assert said("2.2").startswith("correct")
+
+
+class AlwaysEqual:
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+class LyingInt(int):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = int.__hash__
+
+
+class LyingStr(str):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = str.__hash__
+
+
+class Everything(set):
+    def __contains__(self, item):
+        return True
+
+
+def test_hostile_answers_get_one_line(said):
+    check_refused_before_running(Everything(), calls, [add, divide])
+    assert said("2.2").startswith("not yet: write the indexes as a set")
+    check_refused_before_running({LyingInt(1), LyingInt(2), LyingInt(3), LyingInt(4)}, calls, [add, divide])
+    assert said("2.2").startswith("not yet: call 3")
+    check_refused_before_running({AlwaysEqual()}, calls, [add, divide])
+    assert said("2.2").startswith("not yet: `each index` should be a number")
+    check_fixed_call(ToolCall("t", "count_text", {"text": LyingStr("anything"), "unit": "characters"}), wrong, count_text)
+    assert said("2.3").startswith("not yet: the model wanted 'To be, or not to be'")
+    check_to_fahrenheit(AlwaysEqual())
+    assert said("2.1").startswith("not yet: `to_fahrenheit` is a AlwaysEqual, not a Tool")
+
+
+@pytest.mark.parametrize("answer", [
+    ToolCall("toolu_008", "count_text", {"unit": "characters", "text": "To be, or not to be"}),
+    ToolCall("anything", "count_text", {"text": wrong.input["txt"], "unit": "characters"}),
+    ToolCall(id="x", name="count_text", input={"text": "To be, or not to be", "unit": "characters"}),
+])
+def test_fixed_call_other_right_styles(answer, said):
+    check_fixed_call(answer, wrong, count_text)
+    assert said("2.3").startswith("correct")
+
+
+def returns_the_refusal(folder):
+    reader = read_file_tool(folder)
+
+    @tool(name="read_file")
+    def read_txt(path: str) -> str:
+        """Read a .txt file in the folder.
+
+        Args:
+            path: the file's path relative to the folder.
+        """
+        if not path.endswith(".txt"):
+            return "Error: this tool reads .txt files only"
+        return reader.fn(path=path)
+
+    return read_txt
+
+
+def suffix_check(folder):
+    reader = read_file_tool(folder)
+
+    @tool(name="read_file")
+    def read_txt(path: str) -> str:
+        """Read a .txt file in the folder.
+
+        Args:
+            path: the file's path relative to the folder.
+        """
+        if Path(path).suffix.lower() != ".txt":
+            raise PermissionError(f"only .txt files may be read, and {path} is not one")
+        return reader.fn(path=path)
+
+    return read_txt
+
+
+def own_fence(folder):
+    root = Path(folder).resolve()
+
+    @tool(name="read_file")
+    def read_txt(path: str) -> str:
+        """Read a .txt file in the folder.
+
+        Args:
+            path: the file's path relative to the folder.
+        """
+        target = (root / path).resolve()
+        if not target.is_relative_to(root):
+            raise ValueError(f"{path} is outside the folder")
+        if target.suffix != ".txt":
+            raise ValueError("this tool reads .txt files only")
+        return target.read_text()
+
+    return read_txt
+
+
+def test_txt_reader_says_raise_dont_return(said):
+    check_txt_reader(returns_the_refusal)
+    line = said("2.4")
+    assert line.startswith("not yet: for 'notes.md' your tool returned 'Error: this tool reads .txt files only'")
+    assert "raise an exception" in line and "don't return the message" in line and "it read" not in line
+
+
+@pytest.mark.parametrize("answer", [suffix_check, own_fence])
+def test_txt_reader_other_right_styles(answer, said):
+    check_txt_reader(answer)
+    assert said("2.4").startswith("correct")
+
+
+def test_txt_reader_that_exits_is_one_line(said):
+    def exits(folder):
+        import sys
+
+        sys.exit("bye")
+
+    check_txt_reader(exits)
+    assert said("2.4").startswith("not yet: your code called sys.exit()")
+
+
+@pytest.mark.parametrize("question, right, wrong_letters", [("2.1", "b", "ac"), ("2.2", "b", "ac"), ("2.3", "a", "bc")])
+def test_quiz(question, right, wrong_letters, capsys):
+    from teachagent.exercises import quiz
+
+    for choice in (right, right.upper(), f"{right}."):
+        quiz(question, choice)
+        assert capsys.readouterr().out.startswith(f"quiz {question}: correct: ({right})")
+    for choice in wrong_letters:
+        quiz(question, choice)
+        assert capsys.readouterr().out.startswith(f"quiz {question}: not yet: ({choice}) is not it")
+    for hostile in (AlwaysEqual(), LyingStr("q"), 2, ...):
+        quiz(question, hostile)
+        out = capsys.readouterr().out
+        assert out.startswith(f"quiz {question}: not yet") and out.count("\n") == 1

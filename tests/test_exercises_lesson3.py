@@ -68,7 +68,7 @@ def test_total_context_correct(said, run):
     (..., "`smallest` is still ..."),
     (4, "with max_steps=4 the run ends with outcome 'max_steps'"),
     (6, "with max_steps=5 it answers too"),
-    ("5", "a step budget is a whole number"),
+    ("5", "`smallest` should be a number, not '5'"),
     (0, "a step budget is a whole number, at least 1"),
 ])
 def test_smallest_budget_not_yet(said, read_file, wrong, problem):
@@ -107,7 +107,7 @@ def test_recovery_not_yet_for_the_gap(said, read_file):
     # no answer after the recovery
     ([call("read_file", path="venus.md"), first_suggested, call("read_file", path="mars.md")],
      "ended with outcome 'max_steps', not an answer"),
-    ([call("read_file", path="venus.md"), first_suggested], "the script needs at least three steps"),
+    ([call("read_file", path="venus.md"), first_suggested], "the script has 2 steps; it needs at least three"),
 ])
 def test_recovery_not_yet_for_a_wrong_script(said, read_file, script, problem):
     check_recovery(script, read_file, SYSTEM, TASK)
@@ -119,3 +119,121 @@ def test_recovery_correct(said, read_file):
     check_recovery([call("read_file", path="venus.md"), first_suggested, "Done."], read_file, SYSTEM, TASK)
     assert ("correct: after the error the agent read 'index.md', the first file suggested, and answered "
             "(and 'asteroids.txt' in a folder of other files)") in said("3.3")
+
+
+# --- other right styles, hostile answers, clear words (issue 23) ---
+
+class AlwaysEqual:
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+class LyingInt(int):
+    def __eq__(self, other):
+        return True
+
+    __ne__ = lambda self, other: False  # noqa: E731
+    __hash__ = int.__hash__
+
+
+def by_loop(steps):
+    total = 0
+    for step in steps:
+        total += step.context_tokens
+    return total
+
+
+@pytest.mark.parametrize("answer", [
+    by_loop,
+    lambda steps: sum(map(lambda s: s.context_tokens, steps)),
+    lambda steps: float(sum(s.context_tokens for s in steps)),
+])
+def test_total_context_other_right_styles(answer, said, run):
+    check_total_context(answer, run)
+    assert said("3.1").startswith("correct")
+
+
+@pytest.mark.parametrize("answer, problem", [
+    (lambda steps: AlwaysEqual(), "should be a number, not an object of type AlwaysEqual"),
+    (lambda steps: LyingInt(3), "returned 3; that one call read"),
+])
+def test_total_context_hostile(answer, problem, said, run):
+    check_total_context(answer, run)
+    line = said("3.1")
+    assert line.startswith("not yet") and problem in line
+
+
+def test_total_context_speaks_of_one_call_as_one(said, run):
+    check_total_context(lambda steps: 0, run)
+    line = said("3.1")
+    assert f"that one call read {run.steps[0].context_tokens} tokens (c_1)" in line and "those 1 calls" not in line
+    check_total_context(lambda steps: steps[0].context_tokens, run)
+    assert "those 2 calls read" in said("3.1")
+
+
+@pytest.mark.parametrize("answer", [5.0, int("5"), sum(1 for _ in range(5))])
+def test_smallest_budget_other_right_styles(answer, said, read_file):
+    check_smallest_budget(answer, careful_reader, [read_file], SYSTEM, TASK)
+    assert said("3.2").startswith("correct")
+
+
+@pytest.mark.parametrize("answer, problem", [
+    (AlwaysEqual(), "should be a number"),
+    (LyingInt(4), "with max_steps=4 the run ends"),
+    (True, "the truth value True"),
+])
+def test_smallest_budget_hostile(answer, problem, said, read_file):
+    check_smallest_budget(answer, careful_reader, [read_file], SYSTEM, TASK)
+    line = said("3.2")
+    assert line.startswith("not yet") and problem in line
+
+
+def by_split(messages):
+    error = latest_results(messages)[0].content
+    return call("read_file", path=error.split("include: ")[1].split(",")[0].strip())
+
+
+def by_words(messages):
+    words = latest_results(messages)[0].content.replace(",", " ").split()
+    return call("read_file", path=words[words.index("include:") + 1])
+
+
+def test_recovery_other_right_styles(said, read_file):
+    for script in ([call("read_file", path="venus.md"), by_split, "Done."],
+                   (call("read_file", path="pluto.txt"), by_words, "I read it."),  # a tuple is a fine script
+                   [call("read_file", path="venus.md"), first_suggested, Text("Done.")]):
+        check_recovery(script, read_file, SYSTEM, TASK)
+        assert said("3.3").startswith("correct"), script
+
+
+def test_recovery_too_short_says_how_many_steps_it_has(said, read_file):
+    check_recovery((call("read_file", path="venus.md"), first_suggested), read_file, SYSTEM, TASK)
+    assert "the script has 2 steps; it needs at least three" in said("3.3")
+    check_recovery("read venus.md", read_file, SYSTEM, TASK)
+    assert said("3.3").startswith("not yet: the script should be a list of steps, not 'read venus.md'")
+
+
+def test_recovery_that_exits_is_one_line(said, read_file):
+    def exits(messages):
+        raise SystemExit(3)
+
+    check_recovery([call("read_file", path="venus.md"), exits, "Done."], read_file, SYSTEM, TASK)
+    assert said("3.3").startswith("not yet: your code called sys.exit()")
+
+
+@pytest.mark.parametrize("question, right, wrong_letters", [("3.1", "a", "bc"), ("3.2", "b", "ac"), ("3.3", "b", "ac")])
+def test_quiz(question, right, wrong_letters, capsys):
+    from teachagent.exercises import quiz
+
+    for choice in (right, f" {right.upper()} ", f"({right})"):
+        quiz(question, choice)
+        assert capsys.readouterr().out.startswith(f"quiz {question}: correct: ({right})")
+    for choice in wrong_letters:
+        quiz(question, choice)
+        assert capsys.readouterr().out.startswith(f"quiz {question}: not yet: ({choice}) is not it")
+    for hostile in (AlwaysEqual(), LyingInt(1), None, "ab"):
+        quiz(question, hostile)
+        out = capsys.readouterr().out
+        assert out.startswith(f"quiz {question}: not yet") and out.count("\n") == 1

@@ -135,9 +135,31 @@ def test_function_without_docstring_or_description_is_refused():
     def f(x: int) -> str:
         return ""
 
-    with pytest.raises(ValueError, match="needs a description"):
+    with pytest.raises(ValueError, match="has no docstring") as refused:
         tool(f)
+    assert refused.value._render_traceback_() == [f"ToolDefinitionError: {refused.value}"]  # one line in Jupyter
     assert tool(description="Does f.")(f).description == "Does f."
+
+
+def test_a_tool_written_wrong_is_one_line_with_the_fix():
+    from teachagent.base.errors import CourseError
+
+    with pytest.raises(CourseError, match="describes 'celcius', which is not a parameter; did you mean 'celsius'"):
+        @tool
+        def to_fahrenheit(celsius: float) -> str:
+            """Convert to Fahrenheit.
+
+            Args:
+                celcius: degrees Celsius.
+            """
+            return ""
+    with pytest.raises(CourseError, match="has no type hint") as refused:
+        @tool
+        def no_hint(celsius) -> str:
+            """Convert to Fahrenheit."""
+            return ""
+    assert len(refused.value._render_traceback_()) == 1
+    assert isinstance(refused.value, TypeError)  # code that caught the TypeError still does
 
 
 def test_decorator_given_a_string_explains_how_to_name_a_tool():

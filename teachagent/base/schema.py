@@ -1,14 +1,17 @@
 """JSON schemas for tools: made from a Python function, and checked with jsonschema.
 
 The machinery behind `@tool` and the dispatcher (notebooks/02_tools.ipynb shows what
-it produces); it imports nothing else from teachagent. Type hints give each parameter's
+it produces); of teachagent it imports only the errors. Type hints give each parameter's
 JSON type, a default makes a parameter optional, and the docstring's `Args:` section
 gives each parameter its description. `input_validator` checks a schema once and gives
-the validator that the dispatcher runs on every call's input.
+the validator that the dispatcher runs on every call's input. A function that cannot
+become a tool as written raises `ToolDefinitionError`, which Jupyter shows as one line
+saying what to change.
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
 import inspect
 import json
@@ -18,7 +21,17 @@ import types
 from collections.abc import Callable
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
+from .errors import CourseError
+
 _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+class ToolDefinitionError(CourseError, TypeError, ValueError):
+    """A function given to @tool cannot become a tool as written; the message says what to change.
+
+    It is a TypeError (a hint with no JSON form) and a ValueError (a docstring that says too
+    little) too, so code written against either keeps catching it.
+    """
 
 
 class _Unsupported(Exception):
@@ -37,31 +50,34 @@ def schema_from_signature(fn: Callable[..., Any], arg_docs: dict[str, str] | Non
     try:
         hints = get_type_hints(fn)
     except Exception as exc:  # e.g. a hint naming a type that does not exist
-        raise TypeError(f"cannot read the type hints of {fn_name}(): {exc}; {override}") from exc
+        raise ToolDefinitionError(f"cannot read the type hints of {fn_name}(): {exc}; {override}") from exc
 
     parameters = inspect.signature(fn).parameters
     for documented in arg_docs:
         if documented not in parameters:
-            raise TypeError(f"the docstring of {fn_name}() describes {documented!r}, which is not a parameter")
+            near = difflib.get_close_matches(documented, list(parameters), n=1)
+            fix = f"did you mean {near[0]!r}?" if near else "describe each parameter under its own name"
+            raise ToolDefinitionError(f"the Args: section of {fn_name}() describes {documented!r}, which is not a "
+                                      f"parameter; {fix}")
 
     properties: dict[str, Any] = {}
     required: list[str] = []
     for p in parameters.values():
         where = f"parameter {p.name!r} of {fn_name}()"
         if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
-            raise TypeError(f"{where} is {p}: a tool is called with named arguments only; {override}")
+            raise ToolDefinitionError(f"{where} is {p}: a tool is called with named arguments only; {override}")
         if p.name not in hints:
-            raise TypeError(f"{where} has no type hint, so its JSON schema is unknown; add one or {override}")
+            raise ToolDefinitionError(f"{where} has no type hint, so its JSON schema is unknown; add one or {override}")
         hint = hints[p.name]
         try:
             prop = _schema_for(hint)
         except _Unsupported:
-            raise TypeError(
+            raise ToolDefinitionError(
                 f"{where} has type {_type_name(hint)}, which has no JSON-schema form here "
                 f"(supported: str, int, float, bool, list[...], Literal[...], X | None); {override}"
             ) from None
         if _is_optional(hint) and p.default is p.empty:
-            raise TypeError(
+            raise ToolDefinitionError(
                 f"{where} is {_type_name(hint)} without a default: the model may leave it out, and then "
                 f"{fn_name}() would be called without it; give it a default, e.g. {p.name}: {_type_name(hint)} = None"
             )

@@ -16,7 +16,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..human import HumanModel
+from ..human import HumanModel, example_call, pointing_at
 from ..reliability import floor_n50, n50, step_success, task_success
 from ..trace import Run
 from .plots import plot_task_success, task_length_range
@@ -27,10 +27,13 @@ class Session:
     """One run in which a person plays the model in a notebook widget.
 
     The loop runs on a helper thread and waits for the Send button; `run` is the finished
-    `Run` (None while it goes on), `error` whatever stopped it otherwise.
+    `Run` (None while it goes on), `error` whatever stopped it otherwise. `page` shows what
+    is new since the last reply, so the newest tool results are at the top of the box;
+    `whole` holds the whole page the model reads, folded.
     """
 
     page: Any
+    whole: Any
     problem: Any
     reply: Any
     send: Any
@@ -55,46 +58,62 @@ class Session:
         self.replies.put(typed)
 
 
+def refusal(problem: str, typed: str, where: int | None) -> str:
+    """The "not sent" line for a refused reply, with the line at fault and a caret at the mistake when known."""
+    shown = f"<b style='color:#b00'>not sent:</b> {html.escape(problem)}"
+    if where is not None and typed:
+        shown += f"<pre style='margin:2px 0'>{html.escape(pointing_at(typed, where))}</pre>"
+    return shown
+
+
 def play(agent: Any, task: str) -> Session:
     """Let the person in front of the notebook play `agent`'s model for one run on `task`.
 
-    `agent.model` must be a `HumanModel`; its `ask` and `show` are pointed at the widget.
+    `agent.model` must be a `HumanModel`; its `ask` and `show` are pointed at the widget. A
+    reply that cannot be sent stays in the box, with the mistake marked, to be fixed.
     """
     import ipywidgets as widgets
 
     if not isinstance(agent.model, HumanModel):
         raise TypeError(f"play() needs an Agent whose model is a HumanModel, got {agent.model!r}")
+    model = agent.model
+    whole_page = widgets.Textarea(disabled=True, layout=widgets.Layout(width="100%", height="320px"))
     session = Session(
-        page=widgets.Textarea(disabled=True, layout=widgets.Layout(width="100%", height="320px")),
+        page=widgets.Textarea(disabled=True, layout=widgets.Layout(width="100%", height="240px")),
+        whole=widgets.Accordion(children=[whole_page], titles=("The whole page the model reads",), selected_index=None),
         problem=widgets.HTML(),
-        reply=widgets.Textarea(placeholder='The answer, or: call read_file {"path": "index.md"}',
+        reply=widgets.Textarea(placeholder=f"The answer, or: {example_call(agent.dispatcher.specs[0])}"
+                               if agent.dispatcher.specs else "The answer",
                                layout=widgets.Layout(width="100%", height="80px")),
         send=widgets.Button(description="Send", button_style="primary"),
         widget=None,
     )
-    session.widget = widgets.VBox([session.page, session.problem, session.reply, session.send])
+    session.widget = widgets.VBox([session.page, session.problem, session.reply, session.send, session.whole])
 
     def ask(page: str, problem: str | None) -> str:  # runs on the loop's thread, which waits here for a click
-        session.page.value = page
-        session.problem.value = f"<b style='color:#b00'>not sent:</b> {html.escape(problem)}" if problem else ""
+        if problem:  # the reply stays where it was typed, to be fixed
+            session.problem.value = refusal(problem, model.typed, model.mistake)
+            session.reply.focus()
+        else:  # the last reply was sent (or the whole page asked for): a fresh box for the next one
+            session.page.value, session.problem.value, session.reply.value = page, "", ""
+        whole_page.value = model.page
         return session.replies.get()
-
-    def on_send(_: Any) -> None:
-        typed, session.reply.value = session.reply.value, ""
-        session.type_and_send(typed)
 
     def loop() -> None:
         try:
             session.run = agent.run(task)
-            session.page.value = f"The run is over: {session.run.outcome}. Look at it with StepViewer(session.run)."
+            answer = f"\nThe answer: {session.run.answer}" if session.run.answer is not None else ""
+            session.page.value = (f"The run is over: {session.run.outcome}.{answer}\n"
+                                  "Look at it with StepViewer(session.run).")
         except Exception as error:  # shown in the widget: the kernel's main thread is not there to see it
             session.error = error
             session.page.value = f"The run stopped: {type(error).__name__}: {error}"
-        session.send.disabled = True
+        session.problem.value = ""  # a "not sent" from before the end says nothing now
+        session.send.disabled = session.reply.disabled = True
 
-    agent.model.answers = None
-    agent.model.ask, agent.model.show = ask, lambda problem: None
-    session.send.on_click(on_send)
+    model.answers = None
+    model.ask, model.show = ask, lambda problem: None
+    session.send.on_click(lambda _: session.type_and_send(session.reply.value))
     session.thread = threading.Thread(target=loop, name="teachagent-you-are-the-model", daemon=True)
     session.thread.start()
     return session

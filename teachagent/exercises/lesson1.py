@@ -1,6 +1,7 @@
-"""Checks for the exercises of notebooks/01_bare_chat.ipynb.
+"""Checks for the exercises and the quiz of notebooks/01_bare_chat.ipynb.
 
 Each check plays its own `ScriptedModel`, so it means the same thing offline and live.
+The reference solutions are in solutions/lesson1.py.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from collections.abc import Callable
 from ..messages import Message, Response
 from ..models import Model, ScriptedModel
 from ..tokens import context_tokens
-from . import check, expect, filled
+from . import Question, check, describe, expect, filled, whole
 
 GUEST = "Grace"  # the name the guest of exercise 1.2 gives
 
@@ -29,14 +30,19 @@ def check_was_cut(was_cut: Callable[[Response], bool]) -> None:
     """1.1: `was_cut(response)` is True exactly when the reply ran into max_tokens."""
 
     def test() -> str:
-        cut = _reply("Hello. Welcome to the hotel.", max_tokens=2)  # cut right after a full stop
-        whole = _reply("Welcome aboard", max_tokens=200)  # finished, with no full stop
-        for response, wanted in [(cut, True), (whole, False)]:
+        replies = [  # the four replies the exercise names; the text alone misleads on each
+            (_reply("Hello. Welcome to the hotel.", max_tokens=2), True),  # cut right after a full stop
+            (_reply("Welcome aboard", max_tokens=200), False),  # whole, with no full stop
+            (_reply("Good evening, and welcome to the Grand Hotel by the lake, where", max_tokens=200), False),  # long
+            (_reply("Your room is on the third floor, next to the lift.", max_tokens=3), True),  # short, and cut
+        ]
+        for response, wanted in replies:
             got = filled(was_cut(response), "was_cut(response)")
-            expect(isinstance(got, bool), f"was_cut should return True or False, got {got!r}")
-            expect(got == wanted, f"was_cut says {got} for the reply {response.text!r}, "
+            expect(type(got) is bool, f"was_cut should return True or False, not {describe(got)}")
+            expect(got is wanted, f"was_cut says {got} for the reply {response.text!r}, "
                                   f"whose stop_reason is {response.stop_reason!r}")
-        return f"{cut.text!r} was cut ({cut.stop_reason}); {whole.text!r} came back whole ({whole.stop_reason})"
+        shown = "; ".join(f"{r.text!r} ({r.stop_reason})" for r, _ in replies)
+        return f"right on all four replies, cut or whole whatever their text looks like: {shown}"
 
     check("1.1", test)
 
@@ -71,8 +77,8 @@ def check_smallest_whole(smallest_whole: Callable[[Model, str, list[Message]], i
         for text in ["Nice to meet you, Ada! How can I help?", "Good morning."]:
             model = _saying(text)
             hello = [Message("user", "Hello!")]
-            n = filled(smallest_whole(model, "Be brief.", hello), "smallest_whole(model, system, messages)")
-            expect(isinstance(n, int) and n >= 1, f"smallest_whole should return a whole number of tokens, got {n!r}")
+            n = whole(smallest_whole(model, "Be brief.", hello), "smallest_whole(model, system, messages)")
+            expect(n >= 1, f"smallest_whole should return a whole number of tokens, at least 1, not {n}")
             at_n = model.complete("Be brief.", hello, [], n)
             expect(at_n.stop_reason == "end_turn", f"with max_tokens={n} the reply {text!r} is still cut ({at_n.stop_reason})")
             expect(n == 1 or model.complete("Be brief.", hello, [], n - 1).stop_reason == "max_tokens",
@@ -103,7 +109,7 @@ def check_tokens_read(tokens_read: Callable[[str, list[Message]], int]) -> None:
         shown = []
         for system, n in [("You are a friendly receptionist.", 3), ("Answer in one line.", 1), ("Be brief.", 4)]:
             history, read = _chat(system, turns[:n])
-            got = filled(tokens_read(system, history), "tokens_read(system, history)")
+            got = whole(tokens_read(system, history), "tokens_read(system, history)")
             expect(got == sum(read), f"for a conversation of {n} turns you counted {got}; its {n} calls read "
                                      f"{sum(read)} tokens in all (their usage.input_tokens), the last one alone "
                                      f"{context_tokens(system, history[:-1])}")
@@ -111,3 +117,22 @@ def check_tokens_read(tokens_read: Callable[[str, list[Message]], int]) -> None:
         return f"your counts match what the calls read by their own usage: {', '.join(shown)}"
 
     check("1.4", test)
+
+
+QUIZ = {
+    "1.1": Question(
+        answer="b",
+        right="the server keeps nothing between calls; the history reaches the model only because we send it again",
+        wrong={"a": "no call carries a session: a call with only the new message (section 3) got no name back",
+               "c": "the weights never change during a conversation; what the model knows of it is what it is sent"}),
+    "1.2": Question(
+        answer="b",
+        right="the reply ran into the cap and was cut, perhaps mid-sentence, whatever its text looks like",
+        wrong={"a": "a finished reply stops with end_turn; max_tokens says the model was stopped, not that it was done",
+               "c": "an input too long for the model has its own stop reason, model_context_window_exceeded"}),
+    "1.3": Question(
+        answer="c",
+        right="call k rereads all k − 1 earlier turns, so the total grows faster than the number of turns",
+        wrong={"a": "only the conversation's text grows by one turn per call; what the calls read grows faster",
+               "b": "every call reads the whole history, not only the newest message (section 5)"}),
+}

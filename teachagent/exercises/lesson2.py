@@ -1,6 +1,7 @@
-"""Checks for the exercises of notebooks/02_tools.ipynb.
+"""Checks for the exercises and the quiz of notebooks/02_tools.ipynb.
 
 Every check sends tool calls through a real `Dispatcher`, as a model's calls would go.
+The reference solutions are in solutions/lesson2.py.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from ..base.display import one_line
 from ..dispatch import Dispatcher
 from ..messages import ToolCall
 from ..tools import Tool
-from . import check, expect, filled
+from . import Question, check, close, describe, expect, filled, numbers_in, text, whole
 
 
 def check_to_fahrenheit(to_fahrenheit: Tool) -> None:
@@ -40,23 +41,37 @@ def check_to_fahrenheit(to_fahrenheit: Tool) -> None:
         for degrees, wanted in [(100, 212), (-40, -40), (36.6, 97.88)]:
             result = run(ToolCall("t", made.name, {"celsius": degrees}))
             expect(not result.is_error, f"to_fahrenheit({degrees}) failed: {one_line(result.content, 300)}")
-            number = re.search(r"-?\d+(\.\d+)?", result.content)
-            expect(number is not None and abs(float(number[0]) - wanted) < 0.01,
-                   f"{degrees} °C came back as {result.content!r}, which is not {wanted} °F")
+            stated = fahrenheit_stated(result.content)
+            expect(any(close(n, wanted, abs=0.05) for n in stated),
+                   f"{degrees} °C came back as {one_line(result.content, 120)!r}, and no number in it is "
+                   f"{wanted} °F (to one decimal place)")
             shown.append(f"{degrees} °C → {result.content!r}")
         return f"the schema asks for a number `celsius` and describes it; {', '.join(shown[:2])}"
 
     check("2.1", test)
 
 
+def fahrenheit_stated(answer: str) -> list[float]:
+    """The numbers an answer gives in °F: those written with °F, F or Fahrenheit after them, else every number.
+
+    So "97.9 °F", "212.0" and "100°C is 212.0°F" are each read where they state the result.
+    """
+    spaced = re.sub(r"(?<=\d)(?=[°A-Za-z])", " ", answer)  # "212.0°F" → "212.0 °F", so the number reads alone
+    labelled = [m[1] for m in re.finditer(r"(\S+)\s*(?:°\s*F|F\b|degrees? Fahrenheit|Fahrenheit)", spaced)]
+    stated = [n for word in labelled for n in numbers_in(word)]
+    return stated or numbers_in(spaced)
+
+
 def check_refused_before_running(refused: Iterable[int], calls: list[ToolCall], tools: list[Tool]) -> None:
     """2.2: the indexes of the `calls` that a dispatcher of `tools` refuses without running a procedure."""
 
     def test() -> str:
-        predicted = filled(refused, "refused_before_running")
-        expect(isinstance(predicted, (set, list, tuple)) and all(isinstance(i, int) for i in predicted),
-               f"write the indexes as a set of whole numbers, such as {{0, 3}}; got {predicted!r}")
-        expect(all(0 <= i < len(calls) for i in predicted), f"the calls are numbered 0 to {len(calls) - 1}; got {predicted!r}")
+        given = filled(refused, "refused_before_running")
+        expect(type(given) in (set, frozenset, list, tuple),
+               f"write the indexes as a set of whole numbers, such as {{0, 3}}; not {describe(given)}")
+        predicted = {whole(i, "each index") for i in given}
+        expect(all(0 <= i < len(calls) for i in predicted),
+               f"the calls are numbered 0 to {len(calls) - 1}; you wrote {sorted(predicted)}")
         ran = []
 
         def counted(t: Tool) -> Tool:
@@ -87,8 +102,10 @@ def check_fixed_call(fixed: ToolCall, wrong: ToolCall, count_text: Tool) -> None
         expect(isinstance(call, ToolCall), f"write `fixed` as a ToolCall(id, name, input), like `wrong`; got {call!r}")
         result = Dispatcher([count_text])(call)
         expect(not result.is_error, f"the dispatcher refuses this one too: {one_line(result.content, 300)}")
-        expect(call.input.get("text") == wrong.input["txt"], f"the model wanted {wrong.input['txt']!r} counted; send that text")
-        expect(call.input.get("unit") == "characters",
+        expect(text(call.input.get("text"), "the text") == wrong.input["txt"],
+               f"the model wanted {wrong.input['txt']!r} counted; send that text")
+        unit = call.input.get("unit")
+        expect(isinstance(unit, str) and text(unit, "the unit") == "characters",
                f"the model asked for the unit {wrong.input['unit']!r}: which of the units the schema allows is that?")
         return f"the dispatcher ran {call.name}({call.input}) and returned {result.content!r}"
 
@@ -122,12 +139,42 @@ def check_txt_reader(txt_reader: Callable[[Path], Tool]) -> None:
                 expect(not result.is_error and result.content == (folder / path).read_text(),
                        f"reading {path!r} gave {one_line(result.content, 300)!r} instead of the file's text")
             refusal = read("notes.md")
-            expect(refusal.is_error, "it read 'notes.md', which is not a .txt file")
+            refused(refusal, "notes.md", "# Notes", "which is not a .txt file")
             expect(".txt" in refusal.content,
                    f"it refused 'notes.md' with {refusal.content!r}: tell the model it reads .txt files only")
             for path in ["../secret.txt", "shortcut.txt"]:
-                expect(read(path).is_error, f"it read {path!r}, which leads out of the folder: keep read_file_tool's fence")
+                refused(read(path), path, "the password is swordfish",
+                        "which leads out of the folder: keep read_file_tool's fence")
         return (f"reads 'todo.txt' and 'plans/week.txt'; refuses 'notes.md' ({refusal.content!r}), "
                 "'../secret.txt' and 'shortcut.txt'")
 
     check("2.4", test)
+
+
+def refused(result: Any, path: str, its_text: str, why: str) -> None:
+    """`result` must be an error; if it is not, say whether the tool read the file or returned its refusal as text."""
+    if result.is_error:
+        return
+    expect(result.content != its_text, f"it read {path!r}, {why}")
+    expect(False, f"for {path!r} your tool returned {one_line(result.content, 100)!r} as an ordinary result, so the "
+                  "dispatcher passes it on as if it were the file's text: raise an exception (raise ValueError(...)) "
+                  "to refuse, don't return the message")
+
+
+QUIZ = {
+    "2.1": Question(
+        answer="b",
+        right="the model only writes the call; our dispatcher checks it against the schema and runs the procedure",
+        wrong={"a": "nothing in a model can run code: it writes text (a tool_use block) and waits for the result",
+               "c": "the kernel runs the procedure because our code calls it; the model never touches the kernel"}),
+    "2.2": Question(
+        answer="b",
+        right="the input fails the schema, so the procedure never runs and the model gets an error it can act on",
+        wrong={"a": "the dispatcher checks before it runs anything, and a tool that raises becomes an error result too",
+               "c": "JSON Schema checks types; it does not guess what a value was meant to be"}),
+    "2.3": Question(
+        answer="a",
+        right="the spec (name, description, schema) travels in the tools parameter of every request",
+        wrong={"b": "the bill counts tokens; the specs are simply tokens sent with every request",
+               "c": "the model never sees the procedure: only its name, description and schema"}),
+}

@@ -1,11 +1,12 @@
-"""Checks for the exercises of notebooks/03_agent_loop.ipynb (lesson 3: the agent loop).
+"""Checks for the exercises and the quiz of notebooks/03_agent_loop.ipynb (lesson 3: the agent loop).
 
 3.1 `check_total_context`: a function that adds up what each call read, Z = c_1 + ... + c_K.
 3.2 `check_smallest_budget`: the smallest `max_steps` with which the careful reader still answers.
 3.3 `check_recovery`: a script that reads the first file an error suggests, and goes on.
 
 Where an exercise is about a scripted policy, the check plays it with a `ScriptedModel`
-itself, so it tests the same behaviour in live mode as offline.
+itself, so it tests the same behaviour in live mode as offline. The reference solutions
+are in solutions/lesson3.py.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ..messages import ToolCall
 from ..models import ScriptedModel
 from ..tools import Tool, read_file_tool
 from ..trace import Run
-from . import check, expect, filled
+from . import Question, check, describe, expect, text, whole
 
 # the folder 3.3 is also run on, so that a second step naming a file itself, not reading the error, shows
 OTHER_FILES = {"asteroids.txt": "Ceres is the largest asteroid.\n", "comets.txt": "Halley returns every 76 years.\n"}
@@ -33,14 +34,21 @@ def check_total_context(total_context: Callable[[list], Any], run: Run) -> None:
 
     def test() -> str:
         for k in range(1, len(run.steps) + 1):
-            got = filled(total_context(run.steps[:k]), f"total_context(run.steps[:{k}])")
+            got = whole(total_context(run.steps[:k]), f"total_context(run.steps[:{k}])")
             read = sum(step.context_tokens for step in run.steps[:k])
-            expect(got == read, f"total_context(run.steps[:{k}]) returned {shorten(repr(got))}; "
-                                f"those {k} calls read {read} tokens in all (c_1 + ... + c_{k})")
-        total = total_context(run.steps)
+            expect(got == read, f"total_context(run.steps[:{k}]) returned {got}; {_calls_read(k, read)}")
+        total = sum(step.context_tokens for step in run.steps)
         return f"Z = {total} tokens over {len(run.steps)} calls, and the right total for the first k calls, whatever k"
 
     check("3.1", test)
+
+
+def _calls_read(k: int, read: int) -> str:
+    """What the first k calls read, in words that fit k."""
+    if k == 1:
+        return f"that one call read {read} tokens (c_1)"
+    terms = "c_1 + c_2" if k == 2 else f"c_1 + ... + c_{k}"
+    return f"those {k} calls read {read} tokens in all ({terms})"
 
 
 def check_smallest_budget(smallest: Any, policy: Callable, tools: list[Tool], system: str, task: str) -> None:
@@ -50,9 +58,8 @@ def check_smallest_budget(smallest: Any, policy: Callable, tools: list[Tool], sy
         return Agent(ScriptedModel(policy), tools=tools, system=system, max_steps=max_steps).run(task)
 
     def test() -> str:
-        n = filled(smallest, "smallest")
-        expect(isinstance(n, int) and not isinstance(n, bool) and n >= 1,
-               f"`smallest` is {shorten(repr(n))}; a step budget is a whole number, at least 1")
+        n = whole(smallest, "smallest")
+        expect(n >= 1, f"`smallest` is {n}; a step budget is a whole number, at least 1")
         enough = run_with(n)
         expect(enough.outcome == "answer", f"with max_steps={n} the run ends with outcome {enough.outcome!r}, "
                                            "before an answer: it needs more steps")
@@ -72,8 +79,11 @@ def check_recovery(script: list, read_file: Tool, system: str, task: str) -> Non
     """
 
     def test() -> str:
-        expect(isinstance(script, list) and len(script) >= 3,
-               "the script needs at least three steps: the failing call, the step that reads the error, an answer")
+        nonlocal script
+        expect(type(script) in (list, tuple), f"the script should be a list of steps, not {describe(script)}")
+        script = list(script)
+        expect(len(script) >= 3, f"the script has {len(script)} step{'s' * (len(script) != 1)}; it needs at least "
+                                 "three: the failing call, the step that reads the error, an answer")
         read = [second_read(read_file)]
         with tempfile.TemporaryDirectory() as other:
             for name, text in OTHER_FILES.items():
@@ -94,7 +104,7 @@ def check_recovery(script: list, read_file: Tool, system: str, task: str) -> Non
         calls = [block for block in (reply if isinstance(reply, list) else [reply]) if isinstance(block, ToolCall)]
         expect(len(calls) == 1, f"the second step gave {shorten(repr(reply))}; make it one tool call, "
                                 "such as call('read_file', path=...)")
-        path = filled(calls[0].input.get("path"), "suggestion")
+        path = text(calls[0].input.get("path"), "suggestion")
         suggested = re.findall(r"include: ([^,\s]+)", error)
         expect(bool(suggested), f"the error suggests no file to read: {one_line(error)}")
         expect(path == suggested[0], f"the second call asked for {shorten(repr(path))}, but the error, "
@@ -107,3 +117,22 @@ def check_recovery(script: list, read_file: Tool, system: str, task: str) -> Non
         return path
 
     check("3.3", test)
+
+
+QUIZ = {
+    "3.1": Question(
+        answer="a",
+        right="the loop ends at the first final answer (v_k ∈ F), or when the K_max steps are used up",
+        wrong={"b": "an error result is data: it goes back to the model, which can try again (exercise 3.3)",
+               "c": "K_max counts model calls (steps), not tokens"}),
+    "3.2": Question(
+        answer="b",
+        right="a run that ran out of steps has no answer and says so (outcome max_steps); nothing is passed off as one",
+        wrong={"a": "the last text was written on the way, not as an answer: treating it as one would hide the failure",
+               "c": "a tool result is an observation for the model, never the agent's answer"}),
+    "3.3": Question(
+        answer="b",
+        right="c_4 = c_3 ⊕ v_3 ⊕ N(v_3): the model's step 3 and what its calls returned",
+        wrong={"a": "the model's own step v_3 is appended too: the model rereads what it wrote",
+               "c": "the context grows at every step; that growth is what Z adds up"}),
+}

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import CourseError
+from ..base.errors import CourseError
 
 SOLUTIONS = Path(__file__).resolve().parent / "solutions"
 _SECTION = re.compile(r"^# %% exercise (\d+\.\d+)[ \t]*$", re.MULTILINE)
