@@ -1,13 +1,14 @@
-"""Draw teachagent's import graph and check its shape.
+"""Draw teachagent's import graph and check its three floors.
 
     python scripts/import_graph.py            # the graph as Mermaid, then any problems
 
-The package has three kinds of module:
-- utilities (errors, display, schema) import nothing else from teachagent;
-- ideas, in lesson order, each importing only utilities and the ideas before it;
-- course machinery (modes, replay, the notebook runner, views, plots, widgets, the
-  terminal demo, the package's own __init__), which may import anything and which no
-  idea imports.
+The folders are the floors, so there is no list of modules to keep up to date:
+- `teachagent/base/` imports only `base/`: no idea, nothing of the course;
+- the ideas (every other module of `teachagent/`, `research/` included) import `base/` and
+  the ideas of their own lesson or an earlier one, never `course/`; an idea's lesson is the
+  first notebook its docstring names (`notebooks/03_agent_loop.ipynb` makes it lesson 3);
+- `teachagent/course/` may import the ideas and `base/`;
+- `teachagent/exercises/`, `__main__` and the package's own `__init__` sit above everything.
 Every import counts, at module level or inside a function, and no cycle is allowed.
 tests/test_import_graph.py runs `problems()`, so a new import that breaks the shape fails.
 """
@@ -15,26 +16,28 @@ tests/test_import_graph.py runs `problems()`, so a new import that breaks the sh
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "teachagent"
-UTILITIES = ["errors", "display", "schema"]
-IDEAS = [  # lesson by lesson, in the order a module may build on the ones before it
-    ["messages", "tokens", "models", "claude"],
-    ["tools", "dispatch"],
-    ["formats", "trace", "agent", "human", "sampling"],
-    ["plan", "memory"],
-    ["research.corpus", "research.calculator", "research.researcher"],
-    ["cost"],
-    ["reliability", "simulation"],
-]
-MACHINERY = ["modes", "replay", "notebook_runner", "viz", "plots", "widgets", "__main__", "__init__", "research.__init__",
-             "exercises.__init__"]  # and every exercises.lessonN: the checks of lesson N's exercises
+NOTEBOOKS = PACKAGE.parent / "notebooks"
+NOTEBOOK = re.compile(r"\b(\d\d)_\w+\.ipynb\b")
 
 
 def module_name(path: Path) -> str:
     return ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
+
+
+def floor(module: str) -> str:
+    """Which floor a module is on, read from its folder: base, idea, course or top."""
+    if module.startswith("base."):
+        return "base"
+    if module.startswith("course."):
+        return "course"
+    if module in ("__init__", "__main__") or module.startswith("exercises."):
+        return "top"
+    return "idea"
 
 
 def imports_of(path: Path, known: set[str]) -> set[str]:
@@ -63,26 +66,35 @@ def graph() -> dict[str, set[str]]:
     return {module_name(p): imports_of(p, known) for p in paths}
 
 
-def is_machinery(module: str) -> bool:
-    return module in MACHINERY or module.startswith("exercises.")
+def lessons() -> dict[str, int]:
+    """Each idea's lesson: the first notebook of notebooks/ that its docstring names."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = module_name(path)
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        named = [m for m in NOTEBOOK.finditer(doc) if (NOTEBOOKS / m.group(0)).is_file()]
+        if floor(name) == "idea" and named:
+            found[name] = int(named[0].group(1))
+    return found
 
 
-def problems(edges: dict[str, set[str]] | None = None) -> list[str]:
-    """Every way the graph (by default teachagent's own) breaks the shape described above; empty when it holds."""
-    edges, found = graph() if edges is None else edges, []
-    order = {m: (lesson, i) for lesson, group in enumerate(IDEAS, start=1) for i, m in enumerate(group)}
-    unclassified = {m for m in edges if m not in UTILITIES and m not in order and not is_machinery(m)}
-    found += [f"{m} is in no list of scripts/import_graph.py: is it a utility, an idea or machinery?"
-              for m in sorted(unclassified)]
+def problems(edges: dict[str, set[str]] | None = None, lesson: dict[str, int] | None = None) -> list[str]:
+    """Every way the graph (by default teachagent's own) breaks the floors described above; empty when it holds."""
+    edges = graph() if edges is None else edges
+    lesson = lessons() if lesson is None else lesson
+    found = [f"idea {m} names no notebook of notebooks/ in its docstring, so its lesson is unknown"
+             for m in sorted(edges) if floor(m) == "idea" and m not in lesson]
+    allowed = {"base": {"base"}, "idea": {"base", "idea"}, "course": {"base", "idea", "course"},
+               "top": {"base", "idea", "course", "top"}}
     for module, imported in sorted(edges.items()):
         for other in sorted(imported):
-            if module in UTILITIES:
-                found.append(f"utility {module} imports {other}; utilities import nothing from teachagent")
-            elif module in order and is_machinery(other):
-                found.append(f"idea {module} imports course machinery {other}")
-            elif module in order and other in order and order[other] >= order[module]:
-                found.append(f"idea {module} (lesson {order[module][0]}) imports {other} (lesson {order[other][0]}), "
-                             "which does not come before it")
+            here, there = floor(module), floor(other)
+            if there not in allowed[here]:
+                may = " and ".join(sorted(allowed[here]))
+                found.append(f"{here} {module} imports {there} {other}; {here} may import only {may}")
+            elif here == there == "idea" and module in lesson and other in lesson and lesson[other] > lesson[module]:
+                found.append(f"idea {module} (lesson {lesson[module]}) imports {other} (lesson {lesson[other]}), "
+                             "which comes after it")
     found += [f"import cycle: {' -> '.join(cycle)}" for cycle in cycles(edges)]
     return found
 
@@ -116,6 +128,6 @@ def mermaid() -> str:
 if __name__ == "__main__":
     print(mermaid())
     trouble = problems()
-    holds = "\nthe graph holds: utilities, then ideas in lesson order, then machinery; no cycles"
+    holds = "\nthe floors hold: base, then the ideas in lesson order, then the course, then exercises and __main__; no cycles"
     print("\n".join(trouble) if trouble else holds)
     sys.exit(1 if trouble else 0)

@@ -15,11 +15,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from .base.display import shorten
+from .base.errors import CourseError, SettingError, check_number
 from .dispatch import Dispatcher
-from .display import shorten
-from .errors import CourseError, SettingError, check_number
 from .messages import MAX_TOKENS, Message, Outcome, Response, StopReason, Usage
-from .models import Model, ScriptedModel, TokenCounter
+from .models import Model, TokenCounter
 from .tokens import context_tokens, message_tokens
 from .tools import Tool
 from .trace import Run, Step
@@ -133,7 +133,7 @@ class Agent:
     def run(self, task: str) -> Run:
         """Run the loop on `task` until a final answer, a stop, or the step budget."""
         specs = self.dispatcher.specs
-        scripted = isinstance(self.model, ScriptedModel)
+        scripted = getattr(self.model, "scripted", False) is True  # a ScriptedModel, or one wrapped
         run = Run(task, self.model.name, self.system, specs, scripted=scripted)
         self.runs.append(run)
         messages = [Message("user", task)]

@@ -10,16 +10,14 @@ an error result the model can read and act on. Nothing the model writes makes it
 
 from __future__ import annotations
 
-import collections
-import queue
-import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from .display import shorten
-from .errors import SettingError
+from .base.display import shorten
+from .base.errors import SettingError
+from .base.schema import input_validator
+from .base.timelimit import call_within
 from .messages import ToolCall, ToolResult
-from .schema import input_validator
 from .tools import Tool, check_timeout
 
 MAX_PROBLEMS = 10  # schema errors listed in one result; enough to fix a call, short enough to read
@@ -89,18 +87,13 @@ class Dispatcher:
 def _run(tool: Tool, tool_input: dict[str, Any]) -> tuple[str, bool]:
     """Run `tool` on a checked input; return (content, is_error).
 
-    With a timeout the tool runs on a worker thread, and we stop waiting for it when the
-    time is up (see `_on_worker`). A tool that calls `sys.exit` is reported like one that
-    raises; Ctrl-C (KeyboardInterrupt) is the learner's, so it still stops the run.
+    With a timeout we stop waiting when the time is up (base/timelimit.py). A tool that
+    calls `sys.exit` is reported like one that raises; Ctrl-C (KeyboardInterrupt) is the
+    learner's, so it still stops the run.
     """
-    if tool.timeout is None:
-        outcome = _attempt(tool, tool_input)
-    else:
-        finished = _on_worker(lambda: _attempt(tool, tool_input), tool.timeout)
-        if finished is None:
-            return f"tool {tool.name!r} did not finish within {tool.timeout:g} s", True
-        outcome = finished
-
+    outcome = call_within(lambda: tool.fn(**tool_input), tool.timeout)
+    if outcome is None:
+        return f"tool {tool.name!r} did not finish within {tool.timeout:g} s", True
     returned, value = outcome
     if isinstance(value, KeyboardInterrupt):
         raise value
@@ -112,54 +105,3 @@ def _run(tool: Tool, tool_input: dict[str, Any]) -> tuple[str, bool]:
     if not isinstance(value, str):
         return f"tool {tool.name!r} returned {type(value).__name__}, not str; a tool must return text", True
     return value, False
-
-
-def _attempt(tool: Tool, tool_input: dict[str, Any]) -> tuple[bool, Any]:
-    """(True, what the tool returned) or (False, what it raised, SystemExit and Ctrl-C included)."""
-    try:
-        return True, tool.fn(**tool_input)
-    except BaseException as exc:  # sorted out by the caller, on the caller's thread
-        return False, exc
-
-
-# --- worker threads for tools with a timeout ----------------------------------------------
-#
-# Starting a thread for every call costs about as much as a small tool itself, so finished
-# workers wait in `_idle` for the next call. Python cannot kill a thread: a worker whose
-# tool hangs is simply abandoned (it is not idle, so the next call takes another one or
-# starts a new one) and goes on until its tool ends. Workers are daemon threads, so a hung
-# one does not keep the program from exiting.
-
-MAX_IDLE_WORKERS = 4  # a worker beyond these ends when its job is done
-Job = Callable[[], tuple[bool, Any]]  # a tool call, wrapped to return (finished normally, value or exception)
-Inbox = queue.SimpleQueue[tuple[Job, queue.SimpleQueue[tuple[bool, Any]]]]  # where a worker waits for its next job
-_idle: collections.deque[Inbox] = collections.deque()  # last in, first out: the worker that just finished goes next
-
-
-def _on_worker(job: Job, timeout: float) -> tuple[bool, Any] | None:
-    """`job()` run on a worker thread; None if it did not finish within `timeout` seconds."""
-    reply: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()  # one per call: a late reply lands nowhere
-    try:
-        inbox = _idle.pop()  # deque's append and pop are atomic: no lock needed
-    except IndexError:
-        inbox = queue.SimpleQueue()
-        threading.Thread(target=_work, args=(inbox,), name="teachagent tool worker", daemon=True).start()
-    inbox.put((job, reply))
-    try:
-        return reply.get(timeout=timeout)
-    except queue.Empty:
-        return None
-
-
-def _work(inbox: Inbox) -> None:
-    """A worker's life: run each job it is handed, rejoin the idle ones, and only then hand back
-    the result, so the caller's next call finds this worker waiting instead of starting another."""
-    while True:
-        job, reply = inbox.get()
-        result = job()
-        stays = len(_idle) < MAX_IDLE_WORKERS
-        if stays:
-            _idle.append(inbox)
-        reply.put(result)
-        if not stays:
-            return

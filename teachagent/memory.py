@@ -18,16 +18,12 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable
-from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
-from .errors import CourseError, check_number
+from .base.errors import CourseError, check_number
+from .base.sqlite import OwnedFile
 from .tools import Tool, tool
-
-T = TypeVar("T")
 
 
 class MemoryStoreError(CourseError, RuntimeError):
@@ -43,7 +39,6 @@ SCHEMA = [
         created TEXT NOT NULL DEFAULT (datetime('now'))
     )""",
     "CREATE INDEX IF NOT EXISTS notes_by_text ON notes (text)",  # a save looks for the same text first
-    f"PRAGMA application_id = {APPLICATION_ID}",
 ]
 MAX_SEARCH_WORDS = 20  # every word is one LIKE test; thousands would hit SQLite's limits, and find nothing
 MAX_QUERY_CHARS = 1000
@@ -73,60 +68,15 @@ class MemoryStore:
         self.path = Path(path)
         # seconds to wait for another writer before giving up
         self.timeout = check_number("MemoryStore timeout", timeout, at_least=0, at_most=24 * 3600, unit="seconds")
-        self._transaction(self._open, write=True)
+        self._file = OwnedFile(self.path, APPLICATION_ID, TABLE, SCHEMA, self.timeout, MemoryStoreError,
+                               what="memory file", holds="the notes")
+        self._file.claim()  # refuses a damaged file or another program's, leaving it as it was
 
     def __repr__(self) -> str:
         return f"MemoryStore({str(self.path)!r})"
 
-    def _open(self, db: sqlite3.Connection) -> None:
-        """Check that the file is an undamaged notes file of ours, or empty; then make sure it has our table."""
-        problems = [row[0] for row in db.execute("PRAGMA quick_check")]  # reads every page, writes none
-        if problems != ["ok"]:
-            raise MemoryStoreError(
-                f"cannot use the memory file {str(self.path)!r}: it is damaged ({problems[0]}). "
-                "It was left as it was; choose another file, or move this one away."
-            )
-        (app_id,) = db.execute("PRAGMA application_id").fetchone()
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        name, columns = TABLE
-        ours = tables == {name} and [row[1] for row in db.execute(f"PRAGMA table_info({name})")] == columns
-        # id 0 is a new file's, and that of memory files made before the id was written
-        if app_id not in (0, APPLICATION_ID) or not (ours or not tables):
-            holds = f"tables {', '.join(sorted(tables))}" if tables else "no tables"
-            raise MemoryStoreError(
-                f"the file {str(self.path)!r} is a SQLite database of something else ({holds}; application id "
-                f"{app_id}), not a memory file. It was left as it was; choose another file for the notes."
-            )
-        for statement in SCHEMA:
-            db.execute(statement)
-
-    def _transaction(self, work: Callable[[sqlite3.Connection], T], write: bool = False) -> T:
-        """`work(db)` inside one transaction, all of it or none of it; SQLite's errors as MemoryStoreError."""
-        try:
-            with closing(sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)) as db:
-                db.execute("BEGIN IMMEDIATE" if write else "BEGIN")  # IMMEDIATE: no other writer in between
-                try:
-                    result = work(db)
-                except BaseException:
-                    db.rollback()
-                    raise
-                db.execute("COMMIT")
-                return result
-        except sqlite3.OperationalError as error:
-            if "locked" not in str(error):
-                raise MemoryStoreError(f"cannot use the memory file {str(self.path)!r}: {error}") from None
-            raise MemoryStoreError(
-                f"the memory file {str(self.path)!r} is locked: another connection held it for more than "
-                f"{self.timeout:g} s. Nothing was written; try again, or give MemoryStore a longer timeout."
-            ) from None
-        except sqlite3.DatabaseError as error:
-            raise MemoryStoreError(
-                f"cannot use the memory file {str(self.path)!r}: {error}. It was left as it was; "
-                "choose another file, or move this one away if it is damaged."
-            ) from None
-
     def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
-        return self._transaction(lambda db: db.execute(sql, params).fetchall())
+        return self._file.transaction(lambda db: db.execute(sql, params).fetchall())
 
     def save(self, text: str) -> Note:
         """Keep `text` as a note and return it; text saved before gives back the note it made then."""
@@ -138,7 +88,7 @@ class MemoryStore:
             found = db.execute("SELECT id, text FROM notes WHERE text = ? ORDER BY id LIMIT 1", (text,)).fetchone()
             return Note(*(found or db.execute("INSERT INTO notes (text) VALUES (?) RETURNING id, text", (text,)).fetchone()))
 
-        return self._transaction(save_once, write=True)
+        return self._file.transaction(save_once, write=True)
 
     def search(self, query: str, limit: int = 5) -> list[Note]:
         """Notes that contain every word of `query`, newest first.

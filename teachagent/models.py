@@ -8,16 +8,17 @@ between calls: whatever it should know must be in the arguments of that one call
 the script is a fixed reply or a function of the conversation so far, so a scripted
 agent can read what a tool returned and build its next step from it. It is scripted
 and says so everywhere it appears; everything around it (tools, token counts, costs)
-is real. `teachagent.modes.select_model` picks the scripted model or Claude for a lesson.
+is real. `teachagent.course.modes.select_model` picks the scripted model or Claude for a lesson.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Union, runtime_checkable
+from typing import Any, ClassVar, Protocol, Union, runtime_checkable
 
-from .errors import CourseError, check_number
+from .base.errors import CourseError, check_number
+from .base.growing import GrowingCount
 from .messages import (
     MAX_TOKENS,
     Message,
@@ -63,7 +64,7 @@ class ScriptExhausted(CourseError, RuntimeError):
 
 
 class PromptTooLong(CourseError, ValueError):
-    """The context alone is larger than the model's context window, so the call is refused.
+    """The context alone is larger than the model's context window, so the call is refused (window.py, lesson 4).
 
     The Messages API answers such a request with HTTP 400 (invalid_request_error, "prompt is
     too long: N tokens > W maximum") and the model never reads it: there is no reply and no
@@ -122,31 +123,6 @@ def _cut_to(content: list, max_tokens: int) -> list:
     return kept
 
 
-@dataclass
-class _Read:
-    """What a scripted model's last call read, so that the next call counts only what was added."""
-
-    system: str
-    tools: list[dict[str, Any]]
-    messages: list[Message]  # the messages counted, in order: a list of our own
-    tokens: int
-
-    def continued_by(self, system: str, messages: Sequence[Message], tools: list[dict[str, Any]]) -> bool:
-        """Whether a call with these arguments reads this context plus new messages at its end.
-
-        Checked in a time that does not grow with the conversation: the same system
-        prompt and tool specs, no fewer messages, and the first and the last message
-        counted still in their places.
-        """
-        n = len(self.messages)
-        return (
-            system == self.system
-            and tools == self.tools
-            and len(messages) >= n
-            and (n == 0 or (messages[0] is self.messages[0] and messages[n - 1] is self.messages[-1]))
-        )
-
-
 @dataclass(repr=False)
 class ScriptedModel:
     """A stand-in for a language model that plays `script`, one step per call.
@@ -154,19 +130,16 @@ class ScriptedModel:
     `script` is a list of steps, played in order; or a single function of the
     conversation (a *policy*), consulted on every call and never used up. Offline lessons
     use it so they run with no key, no network and the same output every time. Its `usage`
-    is real: tiktoken counts of what it was sent and what it wrote.
-
-    Given a `context_window`, it meets that limit as the API does: a context larger than
-    the window is refused with `PromptTooLong`; a context that fits gets its reply cut
-    where the window ends, with stop reason `model_context_window_exceeded`.
+    is real: tiktoken counts of what it was sent and what it wrote. A reply longer than
+    `max_tokens` is cut there, with stop reason `max_tokens`, as the API does.
     """
 
     script: list[ScriptStep] | Policy
     name: str = "scripted"
-    context_window: int | None = None  # the most tokens it can hold, context and reply together
+    scripted: ClassVar[bool] = True  # what every run it plays says about it
     played: int = field(default=0, init=False)
     _calls: int = field(default=0, init=False)
-    _last_read: _Read | None = field(default=None, init=False, compare=False)
+    _counted: GrowingCount = field(default_factory=GrowingCount, init=False, compare=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.script, (str, Text, Response, ToolCall)):
@@ -187,7 +160,7 @@ class ScriptedModel:
         """Start the script again from its first step."""
         self.played = 0
         self._calls = 0
-        self._last_read = None
+        self._counted = GrowingCount()
 
     def complete(
         self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
@@ -199,8 +172,6 @@ class ScriptedModel:
                 f"{self.played + 1}. Add steps to the script, or call .reset() to play it again."
             )
         read = self._read(system, messages, tools)
-        if self.context_window is not None and read > self.context_window:
-            raise PromptTooLong(read, self.context_window, self.name)  # as the API refuses it: nothing is played
         step = self.script if callable(self.script) else self.script[self.played]
         self.played += 1
         reply = step(list(messages)) if callable(step) else step
@@ -208,10 +179,9 @@ class ScriptedModel:
 
         content = [self._with_id(b) for b in response.content]
         stop_reason = response.stop_reason
-        room = max_tokens if self.context_window is None else min(max_tokens, self.context_window - read)
-        if sum(block_tokens(b) for b in content) > room:  # cut where the window ends, or at max_tokens
-            stop_reason = "max_tokens" if room == max_tokens else "model_context_window_exceeded"
-            content = _cut_to(content, room)
+        if sum(block_tokens(b) for b in content) > max_tokens:  # cut where max_tokens ends
+            stop_reason = "max_tokens"
+            content = _cut_to(content, max_tokens)
         usage = Usage(input_tokens=read, output_tokens=sum(block_tokens(b) for b in content))
         return Response(content, stop_reason, usage, self.name)
 
@@ -220,17 +190,11 @@ class ScriptedModel:
 
         An agent's conversation only grows, so when this call continues the last one's,
         only the new messages are counted, the way the loop grows its c_k, and a step
-        costs the same at K = 1000 as at K = 10. Any other context is counted from
-        scratch. Like the loop, this takes a message as fixed once it has been sent:
-        a message changed in place later is not counted again.
+        costs the same at K = 1000 as at K = 10 (base/growing.py keeps the count). Any
+        other context is counted from scratch. Like the loop, this takes a message as
+        fixed once it has been sent: a message changed in place later is not counted again.
         """
-        tools, last = list(tools), self._last_read
-        if last is None or not last.continued_by(system, messages, tools):
-            last = self._last_read = _Read(system, tools, [], context_tokens(system, (), tools))
-        new = messages[len(last.messages):]
-        last.tokens += sum(message_tokens(m) for m in new)
-        last.messages += new
-        return last.tokens
+        return self._counted.count((system, list(tools)), messages, lambda: context_tokens(system, (), tools), message_tokens)
 
     def _with_id(self, block):
         """A copy of a tool call with a fresh, predictable id (toolu_001, toolu_002, ...)."""

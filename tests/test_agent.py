@@ -12,6 +12,7 @@ from teachagent.models import PromptTooLong, ScriptedModel, call
 from teachagent.tokens import context_tokens
 from teachagent.tools import tool
 from teachagent.trace import Run
+from teachagent.window import WithWindow
 
 
 @tool
@@ -72,7 +73,7 @@ def test_stop_reasons_that_end_a_run_without_an_answer(reason):
 def test_a_context_larger_than_the_model_window_ends_the_run_with_an_error_and_keeps_the_record():
     first = agent([call("add", a=1, b=2), "It is 3."]).run("What is 1 + 2?")
     window = first.steps[-1].context_tokens - 1  # step 1 fits, step 2 is refused
-    model = ScriptedModel([call("add", a=1, b=2), "It is 3."], context_window=window)
+    model = WithWindow(ScriptedModel([call("add", a=1, b=2), "It is 3."]), window)
     with pytest.raises(AgentError, match="step 2 failed: PromptTooLong") as caught:
         Agent(model, tools=[add], system="You add numbers.").run("What is 1 + 2?")
     assert isinstance(caught.value.__cause__, PromptTooLong)
@@ -85,7 +86,7 @@ def test_a_context_larger_than_the_model_window_ends_the_run_with_an_error_and_k
 def test_a_final_answer_cut_at_the_window_is_no_answer():
     first = agent([call("add", a=1, b=2), "The sum of one and two is three."]).run("What is 1 + 2?")
     window = first.steps[-1].context_tokens + 2  # the last context fits, with room for two tokens
-    model = ScriptedModel([call("add", a=1, b=2), "The sum of one and two is three."], context_window=window)
+    model = WithWindow(ScriptedModel([call("add", a=1, b=2), "The sum of one and two is three."]), window)
     run = Agent(model, tools=[add], system="You add numbers.").run("What is 1 + 2?")
     assert (run.outcome, run.answer, len(run.steps)) == ("model_context_window_exceeded", None, 2)
     assert run.steps[-1].response.text == "The sum"

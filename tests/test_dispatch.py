@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from teachagent.agent import Agent
+from teachagent.base.errors import CourseError, SettingError
 from teachagent.dispatch import MAX_PROBLEM_CHARS, Dispatcher
-from teachagent.errors import CourseError, SettingError
 from teachagent.messages import ToolCall, ToolResult
 from teachagent.models import ScriptedModel
 from teachagent.tools import Tool, read_file_tool, tool
@@ -304,7 +304,7 @@ def test_a_hung_tool_is_reported_and_the_next_call_does_not_wait_for_it():
 
 
 def test_idle_workers_are_bounded_after_many_hang_at_once():
-    from teachagent import dispatch
+    from teachagent.base import timelimit
 
     release = threading.Event()
 
@@ -315,11 +315,11 @@ def test_idle_workers_are_bounded_after_many_hang_at_once():
         return "late"
 
     dispatcher = Dispatcher([hang])
-    results = [dispatcher(ToolCall(str(i), "hang", {})) for i in range(dispatch.MAX_IDLE_WORKERS + 4)]
+    results = [dispatcher(ToolCall(str(i), "hang", {})) for i in range(timelimit.MAX_IDLE_WORKERS + 4)]
     assert all(r.is_error for r in results)
     release.set()
     deadline = time.monotonic() + 5
-    while sum(t.name == "teachagent tool worker" for t in threading.enumerate()) > dispatch.MAX_IDLE_WORKERS:
+    while sum(t.name == "teachagent tool worker" for t in threading.enumerate()) > timelimit.MAX_IDLE_WORKERS:
         assert time.monotonic() < deadline, "workers beyond the idle bound did not end"
         time.sleep(0.01)
 

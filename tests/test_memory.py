@@ -1,7 +1,7 @@
 """Memory: the plan, long-term notes on SQLite, sub-agents and the limit on working memory.
 
 Covers teachagent/memory.py and the parts of the loop that notebooks/04_memory.ipynb
-leans on: `Agent(max_context_tokens=...)`, `ScriptedModel(context_window=...)` and
+leans on: `Agent(max_context_tokens=...)`, `WithWindow(model, window)` and
 `Agent.as_tool`. Everything is offline and deterministic; subprocess waits are bounded.
 """
 
@@ -29,6 +29,7 @@ from teachagent.models import PromptTooLong, ScriptedModel, call
 from teachagent.plan import find_plan, write_plan
 from teachagent.tokens import context_tokens
 from teachagent.tools import tool
+from teachagent.window import WithWindow
 
 PROCESS_TIMEOUT = 30  # seconds; a healthy subprocess here takes well under one
 
@@ -666,7 +667,8 @@ def fetch() -> str:
 
 def reader(**kw) -> Agent:
     script = [call("fetch"), call("fetch"), call("fetch"), "done"]
-    model = ScriptedModel(script, context_window=kw.pop("context_window", None))
+    window = kw.pop("context_window", None)
+    model = ScriptedModel(script) if window is None else WithWindow(ScriptedModel(script), window)
     return Agent(model, tools=[fetch], system="You read pages.", **kw)
 
 
@@ -713,7 +715,7 @@ def test_a_context_larger_than_the_scripted_window_ends_the_run_with_an_error():
     run = caught.value.run  # the partial record is kept
     assert (run.outcome, run.answer, len(run.steps)) == ("error", None, 2)
     assert [s.context_tokens for s in run.steps] == c[:2]
-    assert agent.model.played == 2  # the call that was refused used up no step of the script
+    assert agent.model.model.played == 2  # the call that was refused used up no step of the script
 
 
 def test_a_context_exactly_at_the_scripted_window_is_read_but_leaves_no_room_to_answer():
@@ -727,9 +729,9 @@ def test_a_context_exactly_at_the_scripted_window_is_read_but_leaves_no_room_to_
 
 
 def test_a_scripted_context_window_on_a_single_call():
-    model = ScriptedModel(["hi"], context_window=10)
+    model = WithWindow(ScriptedModel(["hi"]), 10)
     long = [Message("user", "word " * 50)]
     with pytest.raises(PromptTooLong, match=f"{context_tokens('', long)} tokens > 10 maximum"):
         model.complete("", long)
-    assert model.played == 0
+    assert model.model.played == 0
     assert model.complete("", [Message("user", "hello")]).text == "hi"

@@ -13,6 +13,7 @@ from teachagent import (
     ToolCall,
     ToolResult,
     Usage,
+    WithWindow,
     call,
     latest_results,
     tokens,
@@ -176,32 +177,32 @@ def test_reply_that_fits_exactly_is_not_cut():
 
 def test_a_context_larger_than_the_window_is_refused_with_its_count_and_the_window():
     read = tokens.context_tokens("", HI)
-    model = ScriptedModel(["hello"], context_window=read - 1)
+    model = WithWindow(ScriptedModel(["hello"]), read - 1)
     with pytest.raises(PromptTooLong) as caught:
         model.complete("", HI)
     assert (caught.value.tokens, caught.value.window, caught.value.model) == (read, read - 1, "scripted")
     assert f"{read} tokens > {read - 1} maximum" in str(caught.value)
     assert caught.value._render_traceback_() == [f"PromptTooLong: {caught.value}"]  # one line in Jupyter
-    assert model.played == 0  # the model read nothing, so no step was used up
+    assert model.model.played == 0  # the model read nothing, so no step was used up
 
 
 def test_a_reply_that_would_run_past_the_window_is_cut_where_it_ends():
     read = tokens.context_tokens("", HI)
-    response = ScriptedModel(["hello world, this is long"], context_window=read + 2).complete("", HI)
+    response = WithWindow(ScriptedModel(["hello world, this is long"]), read + 2).complete("", HI)
     assert (response.text, response.stop_reason) == ("hello world", "model_context_window_exceeded")
     assert (response.usage.input_tokens, response.usage.output_tokens) == (read, 2)
 
 
 def test_whichever_limit_comes_first_cuts_the_reply_and_names_the_stop_reason():
     read = tokens.context_tokens("", HI)
-    model = ScriptedModel(["hello world, this is long"] * 2, context_window=read + 3)
+    model = WithWindow(ScriptedModel(["hello world, this is long"] * 2), read + 3)
     assert model.complete("", HI, max_tokens=2).stop_reason == "max_tokens"  # max_tokens is reached first
     assert model.complete("", HI, max_tokens=5).stop_reason == "model_context_window_exceeded"
 
 
 def test_a_reply_that_fits_the_window_is_not_cut():
     read = tokens.context_tokens("", HI)
-    response = ScriptedModel(["hello world"], context_window=read + 2).complete("", HI)
+    response = WithWindow(ScriptedModel(["hello world"]), read + 2).complete("", HI)
     assert (response.text, response.stop_reason) == ("hello world", "end_turn")
 
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from teachagent.schema import schema_from_signature
+from teachagent.base.schema import schema_from_signature
 from teachagent.tools import Tool, read_file_tool, tool
 
 
@@ -560,7 +560,7 @@ def test_read_file_reads_only_its_limit_of_a_huge_sparse_file(sandbox):
 
 
 def test_read_file_knows_the_exact_count_when_the_whole_file_fits(sandbox, monkeypatch):
-    monkeypatch.setattr("teachagent.tools.WHOLE_UP_TO", 0)  # only the characters asked for decide
+    monkeypatch.setattr("teachagent.base.files.WHOLE_UP_TO", 0)  # only the characters asked for decide
     for size in range(1, 30):  # around the read limit of 4 * (max_chars + 1) bytes
         (sandbox / "e.txt").write_text("é" * size, encoding="utf-8")
         text = read(sandbox, "e.txt", max_chars=5)
@@ -577,7 +577,7 @@ def test_read_file_shows_exactly_the_first_characters_of_any_text(tmp_path_facto
     folder = tmp_path_factory.mktemp("any")
     (folder / "t.txt").write_bytes(body.encode("utf-8", "surrogatepass"))
     try:
-        with mock.patch("teachagent.tools.WHOLE_UP_TO", 0):  # so cuts fall inside the text, even mid-character
+        with mock.patch("teachagent.base.files.WHOLE_UP_TO", 0):  # so cuts fall inside the text, even mid-character
             text = read(folder, "t.txt", max_chars=max_chars)
     except ValueError as error:  # lone surrogates are not UTF-8
         assert "not a UTF-8 text file" in str(error)
