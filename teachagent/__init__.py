@@ -13,10 +13,9 @@ needs it.
 # lesson 1: a bare chat with a stateless model
 from .claude import Claude
 from .messages import (
-    OUTCOMES,
     STOP_REASONS,
+    STOPS,
     Message,
-    Outcome,
     RedactedThinking,
     Response,
     StopReason,
@@ -41,7 +40,7 @@ from .tools import Tool, read_file_tool, tool
 from .agent import Agent, AgentError
 from .human import HumanModel
 from .sampling import Choices, SampledScriptedModel, one_of
-from .trace import Run, Step
+from .trace import OUTCOMES, Outcome, Run, Step
 from .course.viz import StepViewer, run_html
 from .course.widgets import play
 
@@ -68,14 +67,14 @@ from .course.widgets import SuccessExplorer
 
 __all__ = [
     # lesson 1
-    "Claude", "OUTCOMES", "STOP_REASONS", "Message", "Model", "Outcome", "RedactedThinking", "Response",
+    "Claude", "STOPS", "STOP_REASONS", "Message", "Model", "RedactedThinking", "Response",
     "ScriptExhausted", "ScriptedModel", "StopReason", "Text", "Thinking", "ToolCall", "ToolResult", "Usage",
     "call", "context_tokens", "count_tokens", "latest_results", "message_tokens", "select_model", "show",
     "tool_exchanges", "tools_tokens",
     # lesson 2
     "Dispatcher", "Tool", "read_file_tool", "tool",
     # lesson 3
-    "Agent", "AgentError", "HumanModel", "Run", "Step", "StepViewer", "play", "run_html",
+    "Agent", "AgentError", "HumanModel", "OUTCOMES", "Outcome", "Run", "Step", "StepViewer", "play", "run_html",
     "Choices", "SampledScriptedModel", "one_of",
     # lesson 4
     "MemoryStore", "PromptTooLong", "WithWindow", "compare_runs", "find_plan", "memory_tools", "write_plan",

@@ -34,12 +34,12 @@ from .base.formats import FormatError, writable
 from .course.modes import MODES, select_model
 from .course.replay import CassetteError, Recorder
 from .human import HumanModel
-from .messages import OUTCOMES, Thinking
+from .messages import Thinking
 from .models import Model, ScriptedModel
 from .research.corpus import Library
 from .research.researcher import QUESTION, STRATEGIES, research_agent
 from .tokens import count_tokens
-from .trace import Run, Step
+from .trace import OUTCOMES, Run, Step
 
 
 def at_least_one(text: str) -> int:

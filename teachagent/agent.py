@@ -13,23 +13,19 @@ import json
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from .base.display import shorten
 from .base.errors import CourseError, SettingError, check_number
 from .dispatch import Dispatcher
-from .messages import MAX_TOKENS, Message, Outcome, Response, StopReason, Usage
+from .messages import MAX_TOKENS, STOPS, Message, Response, StopReason, Usage
 from .models import Model, TokenCounter
 from .tokens import context_tokens, message_tokens
 from .tools import Tool
-from .trace import Run, Step
+from .trace import Outcome, Run, Step
 
-# Stop reasons after which the model's text is its final answer.
-FINAL: tuple[StopReason, ...] = ("end_turn", "stop_sequence")
-# Stop reasons that end the run without an answer: the reply was cut (at max_tokens or at the
-# end of the context window) or refused.
-# Each is also the outcome of a run it ends.
-ENDS_RUN: tuple[Outcome, ...] = ("max_tokens", "refusal", "model_context_window_exceeded")
+# Stop reasons after which the model's text is its final answer (messages.STOPS says what each does).
+FINAL: tuple[StopReason, ...] = tuple(reason for reason, (move, _) in STOPS.items() if move == "answer")
 
 
 class AgentError(RuntimeError):
@@ -40,7 +36,7 @@ class AgentError(RuntimeError):
         self.run = run
 
     @property
-    def _render_traceback_(self):
+    def _render_traceback_(self) -> Callable[[], list[str]]:
         """IPython's hook: one line when a learner's error (a CourseError) caused this one.
 
         Any other cause is a bug, whose whole traceback IPython should show: the hook then
@@ -90,6 +86,27 @@ class Pricing(Protocol):
     def dollars(self, usage: Usage) -> float: ...
 
 
+@dataclass
+class Used:
+    """What a run's calls so far have read and cost: running totals, so a budget check costs the same at any step."""
+
+    read: int = 0
+    dollars: float = 0.0
+
+    def add(self, c_k: int, usage: Usage, price: Pricing | None) -> None:
+        """Count one call: what the model reported reading (the API's count, live) or our c_k, whichever is larger."""
+        self.read += max(c_k, usage.total_input_tokens)
+        if price is not None:
+            self.dollars += price.dollars(usage)
+
+
+def note_unknown_blocks(run: Run, k: int, response: Response) -> None:
+    """A note on the run for each block of a kind teachagent does not know, kept in the history as it came."""
+    for block in response.unknown_blocks:
+        run.notes.append(f"step {k}: the model wrote a {block.type!r} block, which teachagent does not know; "
+                         "it was kept in the history and sent back unchanged")
+
+
 @dataclass(repr=False)
 class Agent:
     """A model, the tools it may call, a system prompt and a step budget.
@@ -125,72 +142,62 @@ class Agent:
                 check_number(name, getattr(self, name), at_least=0, at_most=largest)
         if self.max_dollars is not None and self.price is None:
             raise SettingError("max_dollars needs a price, e.g. price=teachagent.cost.PRICES['claude-haiku-5-5']")
-        self.dispatcher = Dispatcher(self.tools)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """`agent.tools = ...` keeps a list of the tools, checked now: a generator is read once, not used up by a run."""
+        if name == "tools":
+            value = list(value)
+            Dispatcher(value)  # a bad tool or two tools of one name: refused here, not at the next run
+        super().__setattr__(name, value)
+
+    @property
+    def dispatcher(self) -> Dispatcher:
+        """The handler for the tools as they are now; each run makes its own, so a change counts from the next run."""
+        return Dispatcher(self.tools)
 
     def __repr__(self) -> str:
-        return f"Agent(model={self.model.name!r}, tools={self.dispatcher.names}, max_steps={self.max_steps})"
+        return f"Agent(model={self.model.name!r}, tools={[t.name for t in self.tools]}, max_steps={self.max_steps})"
 
     def run(self, task: str) -> Run:
         """Run the loop on `task` until a final answer, a stop, or the step budget."""
-        specs = self.dispatcher.specs
-        scripted = getattr(self.model, "scripted", False) is True  # a ScriptedModel, or one wrapped
-        run = Run(task, self.model.name, self.system, specs, scripted=scripted)
+        handler, used = self.dispatcher, Used()
+        run = Run(task, self.model.name, self.system, handler.specs, scripted=getattr(self.model, "scripted", False) is True)
         self.runs.append(run)
         messages = [Message("user", task)]
-        c_k = context_tokens(self.system, messages, specs)  # then grown step by step, never recounted
-        read, spent = 0, 0.0  # what the calls so far read and cost, kept as running totals for the budgets
-
-        for k in range(1, self.max_steps + 1):
-            try:
-                broken = self.budget_broken_by(self.next_read(c_k, messages, specs), read, spent)
-            except Exception as error:
-                run.outcome = "error"
-                raise AgentError(f"counting the context before step {k} failed: {type(error).__name__}: {error}", run) from error
-            if broken:
-                run.outcome = broken
-                return run
-            started = time.perf_counter()
-            try:
-                response = checked_reply(self.model.complete(self.system, messages, specs, self.max_tokens))
-            except Exception as error:
-                run.outcome = "error"
-                raise AgentError(f"the model call at step {k} failed: {type(error).__name__}: {error}", run) from error
-
-            for block in response.unknown_blocks:
-                run.notes.append(f"step {k}: the model wrote a {block.type!r} block, which teachagent does not know; "
-                                 "it was kept in the history and sent back unchanged")
-            tool_use = response.stop_reason == "tool_use"
-            results = [self.dispatcher(call) for call in response.tool_calls] if tool_use else []
-            run.steps.append(Step(k, c_k, response, results, time.perf_counter() - started))
-            read += max(c_k, response.usage.total_input_tokens)
-            if self.max_dollars is not None:
-                assert self.price is not None  # __post_init__ refuses max_dollars without a price
-                spent += self.price.dollars(response.usage)
-
-            messages.append(response.to_message())
-            c_k += message_tokens(messages[-1])
-            if results:
-                messages.append(Message("user", results))
-                c_k += message_tokens(messages[-1])
-            if self.on_step:
-                try:
+        c_k = context_tokens(self.system, messages, handler.specs)  # then grown step by step, never recounted
+        try:  # whatever fails (a model call, counting, the learner's on_step) ends the run, its record kept
+            for k in range(1, self.max_steps + 1):
+                doing = f"counting the context before step {k} failed"
+                if broken := self.budget_broken_by(self.next_read(c_k, messages, handler.specs), used.read, used.dollars):
+                    run.outcome = broken
+                    return run
+                doing, started = f"the model call at step {k} failed", time.perf_counter()
+                response = checked_reply(self.model.complete(self.system, messages, handler.specs, self.max_tokens))
+                results = [handler(call) for call in response.tool_calls] if response.stop_reason == "tool_use" else []
+                run.steps.append(Step(k, c_k, response, results, time.perf_counter() - started))
+                used.add(c_k, response.usage, self.price if self.max_dollars is not None else None)
+                for message in [response.to_message(), *([Message("user", results)] if results else [])]:
+                    messages.append(message)
+                    c_k += message_tokens(message)
+                note_unknown_blocks(run, k, response)
+                doing = f"on_step raised after step {k}"
+                if self.on_step:
                     self.on_step(run.steps[-1], run)
-                except Exception as error:  # the learner's own hook: stop, but keep the run it was watching
-                    run.outcome = "error"
-                    raise AgentError(f"on_step raised after step {k}: {type(error).__name__}: {error}", run) from error
 
-            if response.stop_reason in FINAL:
-                run.answer, run.outcome = response.text, "answer"
-                return run
-            if response.stop_reason in ENDS_RUN or (response.stop_reason == "tool_use" and not results):
-                run.outcome = response.stop_reason
-                return run
-            # tool_use with results, or pause_turn: send the grown context back for the next step
-
+                move = STOPS[response.stop_reason][0]  # continue, answer or end
+                if move == "answer":
+                    run.answer, run.outcome = response.text, "answer"
+                    return run
+                if move == "end" or (response.stop_reason == "tool_use" and not results):
+                    run.outcome = response.stop_reason
+                    return run
+        except Exception as error:
+            run.outcome = "error"
+            raise AgentError(f"{doing}: {type(error).__name__}: {error}", run) from error
         run.outcome = "max_steps"
         return run
 
-    def next_read(self, c_k: int, messages: list[Message], specs: list[dict]) -> int:
+    def next_read(self, c_k: int, messages: list[Message], specs: list[dict[str, Any]]) -> int:
         """How many tokens the next call will read, for the budgets: the larger of our count and the model's.
 
         Our count c_k is a tiktoken estimate. Claude's tokenizer counts more, so a live

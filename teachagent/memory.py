@@ -20,6 +20,7 @@ import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .base.errors import CourseError, check_number
 from .base.sqlite import OwnedFile
@@ -75,7 +76,7 @@ class MemoryStore:
     def __repr__(self) -> str:
         return f"MemoryStore({str(self.path)!r})"
 
-    def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
+    def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         return self._file.transaction(lambda db: db.execute(sql, params).fetchall())
 
     def save(self, text: str) -> Note:

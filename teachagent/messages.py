@@ -24,52 +24,29 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 Role = Literal["user", "assistant"]
 
-# Why a model stopped writing. These are all the values the Messages API can return.
-StopReason = Literal[
-    "end_turn",  # the model finished its answer
-    "tool_use",  # the model wrote one or more tool calls and waits for their results
-    "max_tokens",  # the reply hit the max_tokens limit we set and was cut off
-    "stop_sequence",  # the model wrote one of the stop sequences we passed
-    "pause_turn",  # the server paused a long turn; send the conversation back to resume
-    "refusal",  # the model declined to answer
-    "model_context_window_exceeded",  # the reply reached the end of the model's context window
-]
-STOP_REASONS: tuple[str, ...] = get_args(StopReason)
+# Why a model stopped writing: every value the Messages API can return, what the agent loop
+# (notebooks/03_agent_loop.ipynb) does next, and what it means. The loop does one of three things:
+# "continue" (run the tool calls, send the grown context back), "answer" (the text is the final
+# answer), or "end" (the run ends without an answer, with the stop reason as its outcome).
+# A new stop reason is one row here: the loop, STOP_REASONS and the run's outcomes follow it.
+Next = Literal["continue", "answer", "end"]
+STOPS: dict[str, tuple[Next, str]] = {
+    "end_turn": ("answer", "the model finished its answer"),
+    "tool_use": ("continue", "the model wrote one or more tool calls and waits for their results"),
+    "max_tokens": ("end", "the model's reply was cut at max_tokens"),
+    "stop_sequence": ("answer", "the model wrote one of the stop sequences we passed"),
+    "pause_turn": ("continue", "the server paused a long turn; send the conversation back to resume"),
+    "refusal": ("end", "the model refused"),
+    "model_context_window_exceeded": ("end", "the reply was cut where the model's context window ends"),
+}
+STOP_REASONS: tuple[str, ...] = tuple(STOPS)
+StopReason = str  # one of STOP_REASONS: a Response with any other is refused when it is made
 
 MAX_TOKENS = 1024  # the reply length every model call allows unless told otherwise
-
-# How an agent's run ended (`Run.outcome`): an answer, a budget of the agent, a failed
-# call, or the stop reason that ended it without an answer.
-Outcome = Literal[
-    "running",
-    "answer",
-    "max_steps",
-    "max_context_tokens",
-    "max_input_tokens",
-    "max_dollars",
-    "error",
-    "max_tokens",
-    "refusal",
-    "model_context_window_exceeded",
-    "tool_use",
-]
-OUTCOMES: dict[str, str] = {  # each outcome in words, for the terminal demo and the step viewer
-    "running": "the loop is still going",
-    "answer": "the model gave a final answer",
-    "max_steps": "the step budget ran out before an answer",
-    "max_context_tokens": "the context grew past the agent's limit",
-    "max_input_tokens": "the run's token budget would have been exceeded",
-    "max_dollars": "the run's dollar budget would have been exceeded",
-    "error": "a model call failed",
-    "max_tokens": "the model's reply was cut at max_tokens",
-    "refusal": "the model refused",
-    "model_context_window_exceeded": "the reply was cut where the model's context window ends",
-    "tool_use": "the model stopped to call a tool but wrote no call",
-}
 
 
 @dataclass

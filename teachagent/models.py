@@ -54,7 +54,7 @@ TokenCounter = Callable[[str, list[Message], Sequence[dict[str, Any]]], int]
 
 
 # A script step: a fixed reply, or a function of the conversation that returns one.
-Reply = Union[str, Text, ToolCall, Thinking, list, Response]  # noqa: UP007 (str | ... fails at run time on Python 3.10)
+Reply = Union[str, Text, ToolCall, Thinking, list[Any], Response]  # noqa: UP007 (str | ... fails at run time on Python 3.10)
 Policy = Callable[[list[Message]], Reply]  # a function of the conversation that returns a reply
 ScriptStep = Union[Reply, Policy]  # noqa: UP007
 
@@ -104,7 +104,7 @@ def _as_response(reply: Reply) -> Response:
     return Response(reply, stop)
 
 
-def _cut_to(content: list, max_tokens: int) -> list:
+def _cut_to(content: list[Any], max_tokens: int) -> list[Any]:
     """Keep what fits in `max_tokens`, as the API does when a reply runs over."""
     kept, budget = [], max_tokens
     for block in content:
@@ -196,7 +196,7 @@ class ScriptedModel:
         """
         return self._counted.count((system, list(tools)), messages, lambda: context_tokens(system, (), tools), message_tokens)
 
-    def _with_id(self, block):
+    def _with_id(self, block: Any) -> Any:
         """A copy of a tool call with a fresh, predictable id (toolu_001, toolu_002, ...)."""
         if not isinstance(block, ToolCall) or block.id:
             return block

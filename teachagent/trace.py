@@ -19,10 +19,26 @@ from pathlib import Path
 from typing import Any
 
 from .base.formats import FormatError, parse, read_text, writable, write_whole
-from .messages import Message, Outcome, Response, ToolResult, block_from_dict
+from .messages import STOPS, Message, Response, ToolResult, block_from_dict
 from .tokens import count_tokens, message_tokens, tools_tokens
 
 FORMAT = "teachagent.run/1"
+
+# How a run ended (`Run.outcome`), each in words for the terminal demo and the step viewer: an
+# answer, a budget of the agent, a failed call, or the stop reason that ended it without one
+# (every "end" row of messages.STOPS).
+OUTCOMES: dict[str, str] = {
+    "running": "the loop is still going",
+    "answer": "the model gave a final answer",
+    "max_steps": "the step budget ran out before an answer",
+    "max_context_tokens": "the context grew past the agent's limit",
+    "max_input_tokens": "the run's token budget would have been exceeded",
+    "max_dollars": "the run's dollar budget would have been exceeded",
+    "error": "a model call failed",
+    **{reason: words for reason, (move, words) in STOPS.items() if move == "end"},
+    "tool_use": "the model stopped to call a tool but wrote no call",
+}
+Outcome = str  # one of OUTCOMES
 
 
 @dataclass
@@ -75,7 +91,7 @@ def _tool_result(d: dict[str, Any]) -> ToolResult:
 class Run:
     """One run of an agent on one task, from c_1 to the stop.
 
-    `outcome` says how it ended; `teachagent.messages.OUTCOMES` lists every outcome in words.
+    `outcome` says how it ended; `OUTCOMES` lists every outcome in words.
     """
 
     task: str
@@ -177,12 +193,23 @@ def composition(run: Run, k: int) -> list[tuple[str, int]]:
     """
     if not 1 <= k <= len(run.steps):
         raise IndexError(f"step {k} does not exist; this run has steps 1 to {len(run.steps)}")
+    return compositions(run, upto=k)[-1]
+
+
+def compositions(run: Run, upto: int | None = None) -> list[list[tuple[str, int]]]:
+    """`composition(run, k)` for k = 1 to `upto` (every step by default), each part counted once.
+
+    c_{k+1} is c_k plus v_k and N(v_k), so the parts of every step are the first parts of
+    the last one: drawing all K steps counts K steps, not K²/2.
+    """
     parts = [
         ("system + tools", count_tokens(run.system) + tools_tokens(run.tools)),
         ("task", count_tokens(run.task)),
     ]
-    for step in run.steps[: k - 1]:
+    found = []
+    for step in run.steps[: len(run.steps) if upto is None else upto]:
+        found.append(list(parts))
         parts.append((f"v{step.index}", message_tokens(step.response.to_message())))
         if step.results:
             parts.append((f"N(v{step.index})", message_tokens(Message("user", list(step.results)))))
-    return parts
+    return found

@@ -7,11 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from teachagent.agent import Agent, AgentError
-from teachagent.messages import Message, Response, Text, ToolCall, ToolResult, Usage, latest_results
+from teachagent.messages import STOP_REASONS, STOPS, Message, Response, Text, ToolCall, ToolResult, Usage, latest_results
 from teachagent.models import PromptTooLong, ScriptedModel, call
 from teachagent.tokens import context_tokens
 from teachagent.tools import tool
-from teachagent.trace import Run
+from teachagent.trace import OUTCOMES, Run
 from teachagent.window import WithWindow
 
 
@@ -315,3 +315,43 @@ def test_ctrl_c_in_a_tool_stops_the_run(timeout):
 
     with pytest.raises(KeyboardInterrupt):
         Agent(ScriptedModel([call("wait"), "never reached"]), tools=[wait]).run("wait")
+
+
+def test_tools_assigned_after_the_agent_was_made_are_used_from_the_next_run():
+    @tool
+    def double(n: int) -> str:
+        """Double a number."""
+        return str(2 * n)
+
+    agent = Agent(ScriptedModel([call("double", n=4), "8."] * 2), tools=[add])
+    first = agent.run("Double 4.")
+    assert first.steps[0].results[0].is_error  # no such tool yet
+    agent.tools = [add, double]
+    second = agent.run("Double 4.")
+    assert [t["name"] for t in second.tools] == ["add", "double"]
+    assert (second.steps[0].results[0].content, second.answer) == ("8", "8.")
+    assert repr(agent) == "Agent(model='scripted', tools=['add', 'double'], max_steps=10)"
+    with pytest.raises(TypeError, match="Dispatcher takes Tool objects"):
+        agent.tools = ["not a tool"]  # refused when assigned, not at the next run
+
+
+def test_a_generator_of_tools_is_not_used_up_by_the_first_run():
+    agent = Agent(ScriptedModel([call("add", a=1, b=2), "3."] * 2), tools=(t for t in [add]))
+    assert [t.name for t in agent.tools] == ["add"]  # read once and kept, not left an empty generator
+    runs = [agent.run("What is 1 + 2?") for _ in range(2)]
+    assert [[t["name"] for t in run.tools] for run in runs] == [["add"], ["add"]]
+    assert [run.steps[0].results[0].content for run in runs] == ["3", "3"]
+    assert [t.name for t in agent.tools] == ["add"]
+
+
+@pytest.mark.parametrize("reason", STOP_REASONS)
+def test_the_loop_does_what_the_table_says_for_every_stop_reason(reason):
+    move, words = STOPS[reason]
+    blocks = [Text("so far"), ToolCall("", "add", {"a": 1, "b": 2})] if reason == "tool_use" else [Text("so far")]
+    run = agent([Response(blocks, reason), "done"]).run("t")
+    if move == "answer":
+        assert (run.outcome, run.answer, len(run.steps)) == ("answer", "so far", 1)
+    elif move == "end":  # the stop reason is the run's outcome, and the outcome says it in the table's words
+        assert (run.outcome, run.answer, len(run.steps), OUTCOMES[reason]) == (reason, None, 1, words)
+    else:  # continue: the grown context goes back for another step
+        assert (move, run.outcome, run.answer, len(run.steps)) == ("continue", "answer", "done", 2)

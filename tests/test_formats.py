@@ -10,7 +10,8 @@ import pytest
 
 from teachagent.base.errors import CourseError
 from teachagent.base.formats import MAX_DEPTH, FormatError, parse, read_text, writable
-from teachagent.messages import OUTCOMES, STOP_REASONS
+from teachagent.messages import STOP_REASONS
+from teachagent.trace import OUTCOMES
 
 
 def schema(name: str) -> dict:

@@ -241,6 +241,43 @@ def test_moving_the_slider_redraws_the_page():
     assert viewer.page.value == step_html(run, 2)
 
 
+def test_every_move_draws_the_step_once(monkeypatch):
+    from teachagent.course import viz
+
+    drawn = []
+    real = viz.step_html
+    monkeypatch.setattr(viz, "step_html", lambda run, k, *rest: drawn.append(k) or real(run, k, *rest))
+    viewer = StepViewer(small_run())
+    moves = [lambda: viewer.next.click(), lambda: viewer.show(3), lambda: viewer.previous.click(),
+             lambda: viewer.show(2), lambda: setattr(viewer.slider, "value", 1)]
+    for move in moves:
+        drawn.clear()
+        move()
+        assert drawn == [viewer.slider.value]  # one drawing, of the step now shown
+    viewer = StepViewer()
+    for step in small_run().steps:  # as on_step, step after step
+        drawn.clear()
+        viewer(step, small_run())
+        assert drawn == [step.index]
+
+
+@pytest.mark.parametrize("builder", ["run_html", "compare_html"])
+def test_a_page_of_k_steps_counts_each_step_once(monkeypatch, builder):
+    from teachagent import trace
+    from teachagent.course import viz
+
+    def page(k: int) -> int:
+        run = play([call("add", a=1, b=1)] * k + ["done"], max_steps=k + 1)
+        counted = []
+        real = trace.message_tokens
+        monkeypatch.setattr(trace, "message_tokens", lambda message: counted.append(1) or real(message))
+        viz.run_html(run) if builder == "run_html" else viz.compare_html({"a": run})
+        monkeypatch.setattr(trace, "message_tokens", real)
+        return len(counted)
+
+    assert page(40) <= 2 * 41  # at most a v and an N per step: linear in K, not K²/2
+
+
 def test_as_on_step_the_viewer_follows_the_run():
     viewer = StepViewer()
     seen = []

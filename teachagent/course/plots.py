@@ -8,6 +8,7 @@ matplotlib is imported only when a plot is drawn.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ..base.errors import check_number
 from ..cost import fitted_d, predicted_total
@@ -15,7 +16,7 @@ from ..reliability import n50, step_success, task_success
 from ..trace import Run
 
 
-def plot_growth(runs: dict[str, Run], ax=None):
+def plot_growth(runs: dict[str, Run], ax: Any = None) -> Any:
     """c_k over k for each run, beside the straight line c_1 + (k - 1) d of its fitted d."""
     import matplotlib.pyplot as plt
 
@@ -33,7 +34,7 @@ def plot_growth(runs: dict[str, Run], ax=None):
     return ax
 
 
-def plot_cumulative(run: Run, ax=None):
+def plot_cumulative(run: Run, ax: Any = None) -> Any:
     """Z after each call, measured and as the theorem predicts it from c_1 and the fitted d."""
     import matplotlib.pyplot as plt
 
@@ -66,7 +67,7 @@ def task_length_range(p: float, d: float, r: int, n: int = 1) -> int:
     return max(10, longest, math.ceil(1.2 * n))
 
 
-def plot_task_success(p: float, d: float, r: int, n_max: int | None = None, ax=None):
+def plot_task_success(p: float, d: float, r: int, n_max: int | None = None, ax: Any = None) -> Any:
     """Task success over task length n, with and without the check, and both n₅₀ marked.
 
     `n_max` (the last n drawn) defaults to `task_length_range(p, d, r)`, which keeps both

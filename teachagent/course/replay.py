@@ -43,14 +43,14 @@ class CassetteError(CourseError, RuntimeError):
     """A cassette is missing, damaged, or does not hold what is being replayed."""
 
 
-def count_request(model: str, system: str, messages: list[Message], tools: Sequence[dict[str, Any]]) -> dict:
+def count_request(model: str, system: str, messages: list[Message], tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """What a token count is asked about: a request without max_tokens, as the counting endpoint takes it."""
     body = request_body(model, system, messages, tools, max_tokens=1)
     del body["max_tokens"]
     return body
 
 
-def _key(request: dict, *leave_out: str) -> str:
+def _key(request: dict[str, Any], *leave_out: str) -> str:
     """A request's canonical text, replay's lookup key; the model is left out, as the player stands in for it."""
     kept = {name: value for name, value in request.items() if name not in ("model", *leave_out)}
     return json.dumps(kept, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -145,7 +145,7 @@ class Recorder:
     def __repr__(self) -> str:
         return f"Recorder({self.model!r} → {str(self.path)!r}, {self.calls} calls, {self.failed} failed)"
 
-    def _write(self, record: dict, mode: str = "a") -> None:
+    def _write(self, record: dict[str, Any], mode: str = "a") -> None:
         if self.finished:
             raise CassetteError(f"the recording for {self.path} is finished; make a new Recorder to record again")
         # a lone surrogate, which UTF-8 cannot hold, is written as the JSON escape \udxxx that reads back the same
@@ -190,7 +190,7 @@ class Recorder:
         return promote(self.draft, self.path)
 
 
-def read_cassette(path: str | Path) -> list[dict]:
+def read_cassette(path: str | Path) -> list[dict[str, Any]]:
     """The records of a cassette, each checked against teachagent/base/schemas/cassette.schema.json; a clear error otherwise.
 
     A record is {"kind": "complete", "request", "response"} or
@@ -220,7 +220,7 @@ def read_cassette(path: str | Path) -> list[dict]:
         ) from None
 
 
-def _checked(record: dict, found: str) -> dict:
+def _checked(record: dict[str, Any], found: str) -> dict[str, Any]:
     """One record, already checked against the schema, in the current shape."""
     request = dict(record["request"])
     if found == "teachagent.cassette/1":  # request_body leaves out an empty system prompt and no tools
@@ -243,7 +243,7 @@ class Player:
         self.requests = [r["request"] for r in records if r["kind"] == "complete"]  # call n is requests[n - 1]
         self.recorded = self.requests[0]["model"] if self.requests else "nothing"  # the model that answered
         self.name = f"{self.recorded} (replayed)"
-        self._answers: dict[str, list[dict]] = {}
+        self._answers: dict[str, list[dict[str, Any]]] = {}
         for record in records:
             if record["kind"] == "complete":
                 self._answers.setdefault(_key(record["request"]), []).append(record["response"])
@@ -267,7 +267,7 @@ class Player:
         return Response.from_dict(answers[min(played, len(answers) - 1)])
 
     @staticmethod
-    def _known_counts(records: list[dict]) -> dict[str, int]:
+    def _known_counts(records: list[dict[str, Any]]) -> dict[str, int]:
         """Input tokens by request: from each recorded call's usage, overridden by the recorded counts."""
         counts = {_key(r["request"], "max_tokens"): Usage.from_dict(r["response"]["usage"]).total_input_tokens
                   for r in records if r["kind"] == "complete"}
@@ -283,7 +283,7 @@ class Player:
             )
         return self._counts[key]
 
-    def _never_recorded(self, asked: dict) -> str:
+    def _never_recorded(self, asked: dict[str, Any]) -> str:
         """One line: the request was not recorded, the nearest that was, what differs, and the fix."""
         fix = "undo the change, or ask the instructor for a new recording"
         if not self.requests:
@@ -298,14 +298,14 @@ class Player:
         )
 
 
-def nearest(asked: dict, recorded: list[dict]) -> int:
+def nearest(asked: dict[str, Any], recorded: list[dict[str, Any]]) -> int:
     """The index of the recorded request most like `asked`.
 
     Most identical leading messages first, then the same system prompt, then the same
     tools, then the closest number of messages; the earliest call wins a tie.
     """
 
-    def likeness(request: dict) -> tuple:
+    def likeness(request: dict[str, Any]) -> tuple[Any, ...]:
         leading = 0
         for was, now in zip(request["messages"], asked["messages"]):
             if was != now:

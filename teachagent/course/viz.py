@@ -15,13 +15,15 @@ puts two or more runs side by side on one scale (lessons 4 to 6 compare strategi
 from __future__ import annotations
 
 import html
+import itertools
 import json
+from typing import Any
 
 from ..base.display import shorten
 from ..base.errors import CourseError
-from ..messages import OUTCOMES, Thinking
+from ..messages import Thinking
 from ..plan import find_plan
-from ..trace import Run, composition
+from ..trace import OUTCOMES, Run, Step, composition, compositions
 
 COLOURS = {"system + tools": "#9e9e9e", "task": "#4c72b0", "v": "#dd8452", "N": "#55a868"}
 PREVIEW = 400  # characters of text shown per block before it is cut
@@ -48,9 +50,9 @@ def legend_html() -> str:
     return f"<small>the bars: {swatches}</small>"
 
 
-def context_bar(run: Run, k: int, scale: int | None = None) -> str:
-    """c_k as one horizontal bar, each part as wide as its share of tokens."""
-    parts = composition(run, k)
+def context_bar(run: Run, k: int, scale: int | None = None, parts: list[tuple[str, int]] | None = None) -> str:
+    """c_k as one horizontal bar, each part as wide as its share of tokens (`parts`: its composition, if counted)."""
+    parts = composition(run, k) if parts is None else parts
     scale = scale or max(s.context_tokens for s in run.steps) or 1
     segments = "".join(
         f'<div title="{html.escape(label)}: {n} tokens" style="width:{100 * n / scale:.2f}%;'
@@ -64,14 +66,17 @@ def context_bar(run: Run, k: int, scale: int | None = None) -> str:
     )
 
 
-def step_html(run: Run, k: int) -> str:
-    """Step k of `run`: what the model read, wrote and called, and what came back."""
+def step_html(run: Run, k: int, parts: list[tuple[str, int]] | None = None, z_so_far: int | None = None) -> str:
+    """Step k of `run`: what the model read, wrote and called, and what came back.
+
+    A page of every step passes each step's `parts` and `z_so_far`, counted once for the run.
+    """
     step = run.steps[k - 1]
-    z_so_far = sum(s.context_tokens for s in run.steps[:k])
+    z_so_far = sum(s.context_tokens for s in run.steps[:k]) if z_so_far is None else z_so_far
     out = [
         f"<h4 style='margin:8px 0 2px'>Step {k} of {len(run.steps)}: stop_reason "
         f"<code>{step.response.stop_reason}</code>, c_{k} = {step.context_tokens} tokens, Z so far = {z_so_far}</h4>",
-        context_bar(run, k),
+        context_bar(run, k, parts=parts),
     ]
     for thought in step.response.thoughts:
         # the API leaves thinking text out unless asked for a summary; encrypted thinking has none to show
@@ -104,7 +109,8 @@ def run_html(run: Run) -> str:
         f"outcome <code title='{described}'>{html.escape(run.outcome)}</code>, Z = {run.Z} tokens read<br>"
         f"<b>task</b>: {html.escape(run.task)}<br>{legend_html()}</div>"
     )
-    steps = [step_html(run, k) for k in range(1, len(run.steps) + 1)]
+    z_so_far = list(itertools.accumulate(s.context_tokens for s in run.steps))
+    steps = [step_html(run, k, parts, z_so_far[k - 1]) for k, parts in enumerate(compositions(run), start=1)]
     answer = f"<div><b>answer</b>{_pre(run.answer, cut=False)}</div>" if run.answer is not None else ""
     notes = "".join(f"<div><b>note</b>: {html.escape(note)}</div>" for note in run.notes)
     return "<div>" + head + "".join(f"<div>{s}</div>" for s in steps) + answer + notes + "</div>"
@@ -126,7 +132,8 @@ def compare_html(runs: dict[str, Run]) -> str:
     columns = []
     for label, run in runs.items():
         scripted = " <small>(scripted)</small>" if run.scripted else ""
-        bars = "".join(context_bar(run, k, widest) for k in range(1, len(run.steps) + 1)) or "<i>no steps</i>"
+        bars = "".join(context_bar(run, k, widest, parts) for k, parts in enumerate(compositions(run), start=1))
+        bars = bars or "<i>no steps</i>"
         z_bar = (
             f'<div title="Z = {run.Z} tokens" style="width:{100 * run.Z / most:.2f}%;height:10px;background:#333"></div>'
         )
@@ -177,11 +184,12 @@ class StepViewer:
         self.legend = widgets.HTML(legend_html())  # the same key to the colours as the static page
         self.previous.on_click(lambda _: self.show(self.slider.value - 1))
         self.next.on_click(lambda _: self.show(self.slider.value + 1))
-        self.slider.observe(lambda change: self._draw(), names="value")
+        self._moving = False
+        self.slider.observe(lambda change: None if self._moving else self._draw(), names="value")
         self.widget = widgets.VBox([widgets.HBox([self.previous, self.slider, self.next]), self.legend, self.page])
         self._draw()
 
-    def __call__(self, step, run: Run) -> None:
+    def __call__(self, step: Step, run: Run) -> None:
         """`on_step` hook: follow a run as it happens, showing its newest step."""
         self.run = run
         self.show(step.index)
@@ -192,10 +200,14 @@ class StepViewer:
         return f"StepViewer({len(self.run.steps)} steps, showing step {self.slider.value}, outcome {self.run.outcome!r})"
 
     def show(self, k: int) -> None:
-        """Move to step k (clamped to the steps that exist)."""
+        """Move to step k (clamped to the steps that exist), drawing it once."""
         last = len(self.run.steps) if self.run else 1
-        self.slider.max = max(last, 1)
-        self.slider.value = min(max(k, 1), self.slider.max)
+        self._moving = True  # the slider's observer draws only what the learner moves; here we draw once, below
+        try:
+            self.slider.max = max(last, 1)
+            self.slider.value = min(max(k, 1), self.slider.max)
+        finally:
+            self._moving = False
         self._draw()
 
     def _draw(self) -> None:
@@ -205,7 +217,7 @@ class StepViewer:
         self.slider.max = len(self.run.steps)
         self.page.value = step_html(self.run, self.slider.value)
 
-    def _repr_mimebundle_(self, **kwargs):
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         bundle = self.widget._repr_mimebundle_(**kwargs)
         bundle["text/plain"] = repr(self)
         bundle["text/html"] = run_html(self.run) if self.run else "<i>no steps yet</i>"

@@ -45,7 +45,7 @@ class Session:
             f"finished: {self.run!r}" if self.run else f"stopped: {self.error}")
         return f"Session({state})"
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         bundle = self.widget._repr_mimebundle_(**kwargs)
         bundle["text/plain"] = repr(self)
         return bundle
@@ -149,7 +149,7 @@ class SuccessExplorer:
         plt.close(figure)
         self.plot.value = png.getvalue()
 
-    def _repr_mimebundle_(self, **kwargs):
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         bundle = self.widget._repr_mimebundle_(**kwargs)
         bundle["text/plain"] = repr(self)
         bundle["text/html"] = f"<pre>{self.summary()}</pre>"

@@ -18,6 +18,7 @@ that explains why the two directions differ.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..agent import Agent
 from ..messages import Message, Text, tool_exchanges
@@ -63,7 +64,7 @@ def _computed(messages: list[Message]) -> dict[str, float]:
     }
 
 
-def _compute_both() -> list:
+def _compute_both() -> list[Any]:
     return [
         Text("Now I compute both directions with the calculator."),
         call("calculate", expression=kl_expression(P, Q)),
