@@ -1,17 +1,17 @@
 """Memory: the plan, and long-term notes on SQLite (introduced in notebooks/04_memory.ipynb).
 
-Four parts of a run are called memory, and none of them is inside the model:
+What lesson 4 calls memory is four places text can live, none of them inside the model:
 
-- the **plan** is text: a numbered list the agent writes as one of its steps and rewrites
-  as it goes, ticking off what is done. Nothing enforces it; the model reads it like any
-  other part of the context. plan.py reads and writes it.
-- **working memory** is the context c_k of one session. It ends with the session and is
-  bounded by what the model can read (see `Agent(max_context_tokens=...)`).
-- **long-term memory** is data kept outside the model and the context, here a SQLite
-  file. The agent reaches it only through tools (`memory_tools`), or when our code puts
-  some of it into c_1 (`MemoryStore.as_context`).
-- a **sub-agent** is another run started as a tool (`Agent.as_tool`): only its answer
-  enters the caller's context.
+- the **plan**: checklist lines in the model's own replies, read back on later calls
+  and checked by no one (plan.py reads and writes them);
+- **working memory**: the context c_k of one session (one run, from c_1 until it stops),
+  gone when the run ends and bounded by the model's window (and by
+  `Agent(max_context_tokens=...)` if you set one);
+- **long-term memory**: this module, a SQLite file that is still there next session.
+  A model reaches it only by calling `memory_tools`, unless our code pastes notes into
+  c_1 (`MemoryStore.as_context`);
+- a **sub-agent**: a second agent behind a tool (`Agent.as_tool`), whose session the
+  caller never sees; the tool result is its answer.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The plan: text the agent writes and rewrites as it works (introduced in notebooks/04_memory.ipynb).
 
-A plan is nothing but text in the model's own reply: a line "Plan:" and numbered items,
-each "[x]" (done) or "[ ]" (to do). Nothing enforces it; the model reads it back like any
-other part of the context. `find_plan` picks it out of a reply, so a view can show it,
-and `write_plan` writes one in the same form.
+A plan lives in the model's own reply: a line "Plan:" and numbered items, each "[x]"
+(done) or "[ ]" (to do). The loop never parses it or checks a tick against the tool
+calls; it reaches the next call as ordinary context. `find_plan` picks it out of a reply,
+so a view or an exercise can show it, and `write_plan` writes one in the same form.
 """
 
 from __future__ import annotations

@@ -1,12 +1,57 @@
-"""The checks of lesson 4's exercises (teachagent/exercises/lesson4.py): each says "not yet" to
-the gap and to wrong answers, and "correct" to a right one, in one printed line."""
+"""The checks of lesson 4's exercises and quiz (teachagent/exercises/lesson4.py).
+
+For each exercise: right answers written in several styles say "correct", plausible wrong
+ones say "not yet" with the real mistake, and hostile objects (an `__eq__` that always says
+True, a `__str__`/`__len__`/`__bool__` that raises, `sys.exit()`) get one line too.
+"""
 
 from __future__ import annotations
+
+import re
+import sys
 
 import pytest
 
 from teachagent import Agent, MemoryStore, ScriptedModel, Text, call, find_plan, latest_results, read_file_tool, write_plan
-from teachagent.exercises.lesson4 import check_progress, check_seat_finder, check_smallest_limit
+from teachagent.exercises import quiz
+from teachagent.exercises.lesson4 import QUIZ, REPLIES, check_progress, check_seat_finder, check_smallest_limit
+
+
+class AlwaysEqual:
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+class LyingInt(int):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = int.__hash__
+
+
+class LyingTuple(tuple):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = tuple.__hash__
+
+    def __iter__(self):
+        raise RuntimeError("no iterating")
+
+
+class Broken:
+    def __str__(self):
+        raise RuntimeError("no str")
+
+    __repr__ = __str__
+
+    def __len__(self):
+        raise RuntimeError("no len")
+
+    def __bool__(self):
+        raise RuntimeError("no bool")
 
 
 def planner(messages):
@@ -38,17 +83,46 @@ def progress(text):
     return sum(done for done, _ in plan), len(plan)
 
 
-def test_progress_right(said, plan_run):
-    check_progress(progress, plan_run)
+def progress_by_hand(text):  # no find_plan: the marks counted line by line
+    marks = re.findall(r"^\s*\d+\.\s*\[([ xX])\]", text, flags=re.MULTILINE) if "Plan:" in text else []
+    return [sum(m in "xX" and m != " " for m in marks), len(marks)]
+
+
+def progress_with_a_loop(text):
+    ticked = total = 0
+    for done, _ in find_plan(text) or []:
+        total += 1
+        if done:
+            ticked += 1
+    return ticked, total
+
+
+def progress_lowered(text):  # reads the capital X by lowering the whole text first
+    lowered = text.lower()
+    return lowered.count("[x]"), lowered.count("[x]") + lowered.count("[ ]")
+
+
+@pytest.mark.parametrize("right", [progress, progress_by_hand, progress_with_a_loop, progress_lowered])
+def test_progress_right(said, plan_run, right):
+    check_progress(right, plan_run)
     assert said("4.1") == "correct: the plan at each step of the run, ticked of all items: 0 of 2, 2 of 2\n"
+
+
+def test_every_case_of_4_1_is_shown():
+    """The replies the check tries are the ones the notebook prints, the capital [X] among them."""
+    assert any("[X]" in reply for reply in REPLIES) and any(find_plan(reply) is None for reply in REPLIES)
 
 
 @pytest.mark.parametrize("wrong, problem", [
     (lambda text: ..., "`progress(text)` is still ..."),
     (lambda text: progress(text)[::-1], "progress gave (3, 1) for this reply, not (1, 3)"),
-    (lambda text: list(progress(text)) + [0], "progress gave [1, 3, 0]"),
+    (lambda text: list(progress(text)) + [0], "progress gave an object of type list for a reply; it should give a pair"),
     (lambda text: (sum(d for d, _ in find_plan(text)), len(find_plan(text))), "your code raised TypeError"),
-    (lambda text: (text.count("[x]"), text.count("[")), "progress gave (1, 3)"),  # misses the [X] of a plan
+    (lambda text: (text.count("[x]"), text.count("[")), "ticks an item with a capital [X], which counts as done too"),
+    (lambda text: (text.count("[x]"), text.count("[x]") + text.count("[ ]")), "capital [X]"),
+    (lambda text: (len(find_plan(text) or []), len(find_plan(text) or [])), "progress gave (3, 3) for this reply, not (1, 3)"),
+    (lambda text: f"{progress(text)[0]} of {progress(text)[1]}", "progress gave '1 of 3' for a reply"),
+    (lambda text: (True, 3), "progress gave an object of type tuple"),
 ])
 def test_progress_not_yet(said, plan_run, wrong, problem):
     check_progress(wrong, plan_run)
@@ -56,31 +130,65 @@ def test_progress_not_yet(said, plan_run, wrong, problem):
     assert line.startswith("not yet: ") and problem in line, line
 
 
+@pytest.mark.parametrize("hostile", [
+    lambda text: AlwaysEqual(),
+    lambda text: LyingTuple((9, 9)),
+    lambda text: (LyingInt(9), LyingInt(9)),
+    lambda text: Broken(),
+    lambda text: sys.exit(0),
+    lambda text: (_ for _ in ()).throw(type("E", (Exception,), {"__str__": lambda self: 1 / 0})()),
+])
+def test_progress_hostile(said, plan_run, hostile):
+    check_progress(hostile, plan_run)
+    assert said("4.1").startswith("not yet: ")
+
+
 # 4.2
 
 
-def test_smallest_limit_right(said, setting, plan_run):
+@pytest.mark.parametrize("style", [
+    lambda run: max(run.context_sizes),
+    lambda run: run.context_sizes[-1],
+    lambda run: run.steps[-1].context_tokens,
+    lambda run: float(sorted(s.context_tokens for s in run.steps)[-1]),  # 395.0 is a whole number too
+])
+def test_smallest_limit_right(said, setting, plan_run, style):
     smallest = max(plan_run.context_sizes)
-    check_smallest_limit(smallest, *setting)
+    check_smallest_limit(style(plan_run), *setting)
     assert said("4.2").startswith(f"correct: with {smallest} tokens the agent answers after 2 calls; ")
 
 
-@pytest.mark.parametrize("offset, problem", [(1, "the agent still answers, so"), (-1, "stops before it answers")])
-def test_smallest_limit_off_by_one(said, setting, plan_run, offset, problem):
-    check_smallest_limit(max(plan_run.context_sizes) + offset, *setting)
+@pytest.mark.parametrize("style, problem", [
+    (lambda run: max(run.context_sizes) + 1, "the agent still answers, so"),
+    (lambda run: max(run.context_sizes) - 1, "stops before it answers"),
+    (lambda run: min(run.context_sizes), "stops before it answers"),
+    (lambda run: run.Z, "the agent still answers, so"),
+    (lambda run: len(run.steps), "stops before it answers"),
+    (lambda run: max(run.context_sizes) + 0.5, "should be a whole number"),
+])
+def test_smallest_limit_wrong(said, setting, plan_run, style, problem):
+    check_smallest_limit(style(plan_run), *setting)
     line = said("4.2")
     assert line.startswith("not yet: ") and problem in line, line
 
 
 @pytest.mark.parametrize("wrong, problem", [
     (..., "`smallest` is still ..."),
-    ("300", "`smallest` is '300'; a limit is a whole number of tokens"),
-    (True, "`smallest` is True; a limit is a whole number"),
+    ("300", "`smallest` should be a number, not '300'"),
+    (True, "`smallest` should be a number, not the truth value True"),
+    (0, "a limit on the context is at least 1 token"),
+    (AlwaysEqual(), "should be a number, not an object of type AlwaysEqual"),
+    (Broken(), "should be a number, not an object of type Broken"),
 ])
 def test_smallest_limit_not_a_number(said, setting, wrong, problem):
     check_smallest_limit(wrong, *setting)
     line = said("4.2")
     assert line.startswith("not yet: ") and problem in line, line
+
+
+def test_smallest_limit_reads_a_lying_int_as_its_value(said, setting, plan_run):
+    check_smallest_limit(LyingInt(max(plan_run.context_sizes) + 1), *setting)
+    assert said("4.2").startswith("not yet: ")
 
 
 # 4.3
@@ -100,10 +208,30 @@ def seat_finder(messages):
     return "Seat booked: " + results[0].content
 
 
+def seat_finder_loud(messages):  # another query, and an answer in capitals
+    results = latest_results(messages)
+    if not results:
+        return call("search_notes", query="window seat")
+    return "WINDOW SEAT, BECAUSE: " + results[0].content.upper()
+
+
+def seat_finder_by_count(messages):  # decides by counting its own earlier steps, and strips the note's id
+    if sum(m.role == "assistant" for m in messages) == 0:
+        return [Text("Let me look in memory."), call("search_notes", query="Window")]
+    note = latest_results(messages)[0].content.split("] ", 1)[1]
+    return f"From memory: {note}  I picked a window seat."
+
+
 def test_seat_finder_right(said, memory_file):
     check_seat_finder(seat_finder, memory_file)
     assert said("4.3") == ("correct: a new session searched long-term memory and answered: "
-                                   "Seat booked: [1] The user is vegetarian and prefers window seats.\n")
+                           "Seat booked: [1] The user is vegetarian and prefers window seats.\n")
+
+
+@pytest.mark.parametrize("right", [seat_finder_loud, seat_finder_by_count])
+def test_seat_finder_right_in_other_styles(said, memory_file, right):
+    check_seat_finder(right, memory_file)
+    assert said("4.3").startswith("correct: a new session searched long-term memory and answered: ")
 
 
 def typed_in(messages):  # searches, but answers with the note of the first memory whatever it found
@@ -133,6 +261,47 @@ def test_seat_finder_not_yet(said, memory_file, wrong, problem):
     assert line.startswith("not yet: ") and problem in line, line
 
 
+@pytest.mark.parametrize("hostile", [
+    lambda messages: AlwaysEqual(),
+    lambda messages: Broken(),
+    lambda messages: sys.exit(3),
+])
+def test_seat_finder_hostile(said, memory_file, hostile):
+    check_seat_finder(hostile, memory_file)
+    assert said("4.3").startswith("not yet: ")
+
+
 def test_seat_finder_needs_the_note(said, tmp_path):
     check_seat_finder(seat_finder, tmp_path / "empty.sqlite")
     assert said("4.3") == "not yet: empty.sqlite holds no note about window seats: run the cell above the exercise\n"
+
+
+# the quiz
+
+
+def heard(capsys, question):
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and out.startswith(f"quiz {question}: "), out
+    return out.removeprefix(f"quiz {question}: ")
+
+
+@pytest.mark.parametrize("question", sorted(QUIZ))
+def test_quiz_right_answer_in_any_case(capsys, question):
+    answer = QUIZ[question].answer
+    for written in (answer, answer.upper(), f" ({answer}) "):
+        quiz(question, written)
+        assert heard(capsys, question).startswith(f"correct: ({answer})")
+
+
+@pytest.mark.parametrize("question", sorted(QUIZ))
+def test_quiz_wrong_answers_say_why(capsys, question):
+    key = QUIZ[question]
+    for letter, why in key.wrong.items():
+        quiz(question, letter)
+        assert heard(capsys, question) == f"not yet: ({letter}) is not it: {why}\n"
+
+
+@pytest.mark.parametrize("hostile", [..., AlwaysEqual(), Broken(), 2, "z", "b and c"])
+def test_quiz_hostile(capsys, hostile):
+    quiz("4.1", hostile)
+    assert heard(capsys, "4.1").startswith("not yet: ")

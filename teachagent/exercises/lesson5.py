@@ -4,9 +4,11 @@
 5.2 `check_read_best`: a function that reads the section search ranks first, and words that find
     where KL fails the triangle inequality.
 5.3 `check_js`: the Jensen–Shannon divergence, symmetric where KL is not.
+`QUIZ`: the key to the lesson's four quiz questions.
 
 Each prints one line, "correct: ..." or "not yet: ..." (see `teachagent.exercises`). The
-values they compare with are computed here with `math`, not with the course's calculator.
+values they compare with are computed here with `math`, not with the course's calculator,
+and each tolerance fits the precision the exercise's statement asks for.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from ..base.display import shorten
 from ..messages import ToolResult
 from ..research.corpus import Library
 from ..tokens import count_tokens
-from . import NotYet, check, expect, filled, number
+from . import NotYet, Question, check, close, describe, expect, filled, number, text
 
 
 def kl_bits(p: float, q: float) -> float:
@@ -44,20 +46,24 @@ def _calculated(content: str) -> float:
     raise NotYet(f"that is not a result of calculate ('expression = value'): {shorten(repr(content))}")
 
 
+PRINTED = 1e-5  # calculate prints six significant digits: a value it printed is within this (relative) of the truth
+
+
 def check_kl_by_tool(result: Any) -> None:
     """5.1: `result` is what the calculate tool returned for D_KL(0.9‖0.6) in bits."""
 
     def test() -> str:
         answer = filled(result, "result")
         expect(isinstance(answer, ToolResult),
-               f"`result` is {shorten(repr(answer))}; it should be what tools(...) returns, a ToolResult")
-        expect(not answer.is_error, f"the tool returned an error: {shorten(' '.join(answer.content.split()), 200)}")
-        value = _calculated(answer.content)
-        expect(not math.isclose(value, kl_bits(0.6, 0.9), rel_tol=1e-5),
-               f"{shorten(answer.content)} is D_KL(0.6‖0.9): the two distributions are the wrong way round")
-        expect(math.isclose(value, kl_bits(0.9, 0.6), rel_tol=1e-5),
-               f"{shorten(answer.content)} is not D_KL(0.9‖0.6); weigh log2 of each ratio by 0.9 and by 0.1")
-        return f"{answer.content} bits; the other way round, D_KL(0.6‖0.9) = {kl_bits(0.6, 0.9):.3f} bits"
+               f"`result` is {describe(answer)}; it should be what tools(...) returns, a ToolResult")
+        content = text(answer.content, "result.content")
+        expect(answer.is_error is not True, f"the tool returned an error: {shorten(' '.join(content.split()), 200)}")
+        value = _calculated(content)
+        expect(not close(value, kl_bits(0.6, 0.9), rel=PRINTED),
+               f"{shorten(content)} is D_KL(0.6‖0.9): the two distributions are the wrong way round")
+        expect(close(value, kl_bits(0.9, 0.6), rel=PRINTED),
+               f"{shorten(content)} is not D_KL(0.9‖0.6); weigh log2 of each ratio by 0.9 and by 0.1")
+        return f"{content} bits; the other way round, D_KL(0.6‖0.9) = {kl_bits(0.6, 0.9):.3f} bits"
 
     check("5.1", test)
 
@@ -70,35 +76,83 @@ def check_read_best(read_best: Callable[[str], Any], triangle_query: Any) -> Non
     def test() -> str:
         for query in ("is KL divergence symmetric", "Hellinger distance"):
             doc, section, _ = library.search(query)[0]
-            got = filled(read_best(query), "read_best(query)")
-            expect(got == library.read(doc, section=section),
+            got = text(read_best(query), f"read_best({query!r})")
+            expect(got.strip() == library.read(doc, section=section).strip(),
                    f"read_best({query!r}) is not the text of {doc} § {section!r}, which search ranks first")
-        words = filled(triangle_query, "triangle_query")
+        words = text(triangle_query, "triangle_query")
         hits = library.search(words)
         expect(bool(hits), f"search finds nothing for {words!r}")
         doc, section, _ = hits[0]
         expect(doc == "kl-divergence" and "triangle" in section.lower(),
                f"search ranks {doc} § {section!r} first for {words!r}: not the KL article's section on the triangle inequality")
-        excerpt, article = count_tokens(read_best(words)), count_tokens(library.read(doc))
+        excerpt, article = count_tokens(library.read(doc, section=section)), count_tokens(library.read(doc))
         return f"{words!r} leads to {doc} § {section!r}, {excerpt} tokens to read instead of the whole article's {article}"
 
     check("5.2", test)
 
 
-PAIRS = [(0.7, 0.5), (0.9, 0.6), (0.2, 0.8)]
+PAIRS = [(0.7, 0.5), (0.9, 0.6), (0.2, 0.8)]  # named in the exercise's statement
+DIGITS = 5e-4  # "four significant digits", as the statement asks: a value rounded to four is within this
+NEAR = 5e-2  # within 5 % but not four digits: rounded too early, not a wrong method
 
 
 def check_js(js: Callable[[float, float], Any]) -> None:
-    """5.3: `js(p, q)` is the Jensen–Shannon divergence in bits, the same both ways round."""
+    """5.3: `js(p, q)` is the Jensen–Shannon divergence in bits to four significant digits, the same both ways round."""
 
     def test() -> str:
         for p, q in PAIRS:
             forward, backward = number(js(p, q), f"js({p}, {q})"), number(js(q, p), f"js({q}, {p})")
-            expect(math.isclose(forward, backward, rel_tol=1e-9),
+            expect(close(forward, backward, rel=DIGITS),
                    f"js({p}, {q}) = {forward:.6g} but js({q}, {p}) = {backward:.6g}: not symmetric")
-            expect(math.isclose(forward, js_bits(p, q), rel_tol=1e-6),
-                   f"js({p}, {q}) = {forward:.6g} bits, which is not JS({p}, {q}); check m and the two halves")
-        return (f"JS(0.7, 0.5) = JS(0.5, 0.7) = {js(0.7, 0.5):.4f} bits, while "
+            want = js_bits(p, q)
+            if not close(forward, want, rel=DIGITS) and close(forward, want, rel=NEAR):
+                raise NotYet(f"js({p}, {q}) = {forward:.6g} bits, near JS({p}, {q}) = {want:.6g} but not to four "
+                             "significant digits: the method is right; keep more digits of each term before adding them")
+            expect(close(forward, want, rel=DIGITS),
+                   f"js({p}, {q}) = {forward:.6g} bits, which is not JS({p}, {q}); "
+                   f"check m = ({p} + {q}) / 2 and that each half is D_KL of one distribution against m")
+        return (f"JS(0.7, 0.5) = JS(0.5, 0.7) = {js_bits(0.7, 0.5):.4f} bits, while "
                 f"D_KL(0.7‖0.5) = {kl_bits(0.7, 0.5):.3f} and D_KL(0.5‖0.7) = {kl_bits(0.5, 0.7):.3f}")
 
     check("5.3", test)
+
+
+QUIZ = {
+    "5.1": Question(
+        answer="b",
+        right="D_KL averages log-ratios with the first distribution's probabilities as weights; swap the "
+              "arguments and both the weights and the ratios change, and nothing makes them cancel",
+        wrong={
+            "a": "the ratios do turn upside down, but the weights change too: with the weights fixed, the "
+                 "sum would only change sign, and D_KL is never negative",
+            "c": "the difference is in the formula: section 1 computes both orders with math.log2, no calculator involved",
+        },
+    ),
+    "5.2": Question(
+        answer="c",
+        right="a metric must be symmetric for every pair, so a single pair where the two orders differ "
+              "(0.7 and 0.5 in section 1) settles it",
+        wrong={
+            "a": "non-negativity is one of the metric axioms, and KL satisfies it: it shows nothing against",
+            "b": "that is the other axiom KL satisfies (zero exactly when the distributions are equal)",
+        },
+    ),
+    "5.3": Question(
+        answer="b",
+        right="each article read whole stays in the context, and every later call reads it again, so Z "
+              "adds up the same articles many times",
+        wrong={
+            "a": "the answers of both strategies are short, and an answer is written once, not reread",
+            "c": "the tool specs are the same on every call of both runs: part of c₁, they do not grow",
+        },
+    ),
+    "5.4": Question(
+        answer="a",
+        right="the handler can only mark where the text came from; the gullible scripted reader of section 7 "
+              "shows a model that obeys it all the same",
+        wrong={
+            "b": "nothing in a tool_result stops a model from following it: section 7's gullible reader does",
+            "c": "the calculator only evaluates the expressions it is given; it never sees the conclusion",
+        },
+    ),
+}

@@ -95,8 +95,8 @@ def _answer(messages: list[Message], sources: list[str]) -> str:
     return (
         f"No. The KL divergence is not a distance (not a metric), because it is not symmetric: "
         f"D_KL({P}‖{Q}) = {shown[0]} bits but D_KL({Q}‖{P}) = {shown[1]} bits. "
-        "Each direction averages the log-ratio under its first argument, so swapping the arguments "
-        f"changes the weights and the value, while a metric must give the same distance both ways{triangle}."
+        "Whichever distribution comes first supplies the weights of the average, so the two orders weigh "
+        f"the log-ratios differently; a metric would give one value for both orders{triangle}."
         f"{sources_line}"
     )
 
