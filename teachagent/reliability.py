@@ -1,12 +1,12 @@
 """How often a long task succeeds: the checked step, qⁿ and n₅₀ (introduced in notebooks/07_reliability.ipynb).
 
 A checked step (a closed loop) goes: attempt; the attempt succeeds with probability p;
-check the result: a success always passes, a failure is caught with probability d;
+check the result: a success always passes, a failure is caught with probability δ;
 if a failure was caught and fewer than r retries were made, attempt again; otherwise
 the step ends (in success, or in a failure that slipped through or ran out of retries).
 With independent attempts and checks the step succeeds with probability
 
-    q = p Σ_{k=0}^{r} ((1 - p) d)^k
+    q = p Σ_{k=0}^{r} ((1 - p) δ)^k
 
 (term k: k caught failures, then a success). A task of n such independent steps
 succeeds with probability qⁿ, and the task length done half the time is
@@ -19,7 +19,8 @@ quantity for real agents in human working time, their "50 % time horizon" (Kwa e
 Measuring AI Ability to Complete Long Tasks, 2025); this formula is a simplified model,
 not their method.
 
-This module computes these; simulation.py measures them, and plots.py and widgets.py
+(The course writes δ for the catch chance; the source text writes d, which lesson 6 uses for
+the tokens a step adds.) This module computes these; simulation.py measures them, and plots.py and widgets.py
 draw them.
 """
 
@@ -30,12 +31,13 @@ import math
 from .errors import check_number
 
 
-def step_success(p: float, d: float, r: int) -> float:
-    """q: the chance that a checked step with up to r retries ends in success."""
+def step_success(p: float, delta: float, r: int) -> float:
+    """q: the chance that a checked step with up to r retries ends in success, when an attempt
+    works with probability p and the check catches a failed one with probability δ (`delta`)."""
     check_number("p", p, at_least=0, at_most=1)
-    check_number("d", d, at_least=0, at_most=1)
+    check_number("delta", delta, at_least=0, at_most=1)
     check_number("r", r, whole=True, at_least=0, at_most=10_000)
-    caught_failure = (1 - p) * d
+    caught_failure = (1 - p) * delta
     return min(1.0, p * sum(caught_failure**k for k in range(r + 1)))  # rounding can pass 1 by a hair
 
 
