@@ -27,11 +27,11 @@ import time
 from timing import InstantModel, Row, interleaved
 
 from teachagent.agent import Agent
+from teachagent.base.schema import input_validator
 from teachagent.cost import PRICES
 from teachagent.dispatch import Dispatcher
 from teachagent.messages import Message, Usage
 from teachagent.models import ScriptedModel, call
-from teachagent.schema import input_validator
 from teachagent.tokens import context_tokens
 from teachagent.tools import tool
 

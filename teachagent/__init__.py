@@ -2,9 +2,10 @@
 
 Every lesson imports what it uses from here: `from teachagent import ...`. The names
 are grouped below by the lesson that introduces them; each module holds one idea and
-names its notebook. Course machinery (modes, replay, notebook runner, views, plots,
-widgets) sits beside the ideas and none of the ideas imports it (scripts/import_graph.py
-draws the graph). Importing the package loads none of the heavy libraries (anthropic,
+names its notebook. The ideas sit in this folder; what they stand on (errors, display,
+schemas, file formats) is in `base/`, and the course machinery around them (modes,
+replay, notebook runner, views, plots, widgets) is in `course/`, which no idea imports
+(scripts/import_graph.py checks the floors). Importing the package loads none of the heavy libraries (anthropic,
 tiktoken, matplotlib, ipywidgets, jsonschema); each is imported inside the function that
 needs it.
 """
@@ -29,7 +30,7 @@ from .messages import (
     tool_exchanges,
 )
 from .models import Model, ScriptedModel, ScriptExhausted, call
-from .modes import select_model
+from .course.modes import select_model
 from .tokens import context_tokens, count_tokens, message_tokens, tools_tokens
 
 # lesson 2: tools
@@ -41,14 +42,14 @@ from .agent import Agent, AgentError
 from .human import HumanModel
 from .sampling import Choices, SampledScriptedModel, one_of
 from .trace import Run, Step
-from .viz import StepViewer, run_html
-from .widgets import play
+from .course.viz import StepViewer, run_html
+from .course.widgets import play
 
 # lesson 4: memory
 from .memory import MemoryStore, memory_tools
 from .models import PromptTooLong
 from .plan import find_plan, write_plan
-from .viz import compare_runs
+from .course.viz import compare_runs
 
 # lesson 5: the research example
 from .research.calculator import calculate, evaluate
@@ -57,12 +58,12 @@ from .research.researcher import QUESTION, kl_expression, read_everything, resea
 
 # lesson 6: what the loop costs
 from .cost import PRICES, PRICES_CHECKED, Price, cached_usages, compare_Z, fitted_d, predicted_total, run_cost
-from .plots import plot_cumulative, plot_growth, plot_task_success
+from .course.plots import plot_cumulative, plot_growth, plot_task_success
 
 # lesson 7: how often a long task succeeds
 from .reliability import floor_n50, n50, n50_approx, step_success, task_success
 from .simulation import Estimate, flaky_agent, run_flaky_agents, simulate
-from .widgets import SuccessExplorer
+from .course.widgets import SuccessExplorer
 
 __all__ = [
     # lesson 1

@@ -28,14 +28,14 @@ import os
 import sys
 
 from .agent import FINAL, AgentError
-from .display import one_line
-from .errors import CourseError, SettingError, check_number
-from .formats import FormatError, writable
+from .base.display import one_line
+from .base.errors import CourseError, SettingError, check_number
+from .base.formats import FormatError, writable
+from .course.modes import MODES, select_model
+from .course.replay import CassetteError, Recorder
 from .human import HumanModel
 from .messages import OUTCOMES, Thinking
 from .models import Model, ScriptedModel
-from .modes import MODES, select_model
-from .replay import CassetteError, Recorder
 from .research.corpus import Library
 from .research.researcher import QUESTION, STRATEGIES, research_agent
 from .tokens import count_tokens
@@ -101,8 +101,8 @@ def print_step(step: Step, run: Run) -> None:
 
 def notebook_main(argv: list[str]) -> int:
     """`python -m teachagent notebook record|replay NOTEBOOK [--cassette PATH]`."""
-    from .modes import default_cassette
-    from .notebook_runner import NotebookError, run_notebook
+    from .course.modes import default_cassette
+    from .course.notebook_runner import NotebookError, run_notebook
 
     parser = argparse.ArgumentParser(prog="teachagent notebook",
                                      description="Record a notebook's calls to Claude in a cassette, or replay them.")

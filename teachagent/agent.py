@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from .base.display import shorten
+from .base.errors import CourseError, SettingError, check_number
 from .dispatch import Dispatcher
-from .display import shorten
-from .errors import CourseError, SettingError, check_number
 from .messages import MAX_TOKENS, Message, Outcome, Response, StopReason, Usage
 from .models import Model, ScriptedModel, TokenCounter
 from .tokens import context_tokens, message_tokens

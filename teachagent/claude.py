@@ -30,7 +30,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-from .errors import CourseError, check_number
+from .base.errors import CourseError, check_number
 from .messages import (
     MAX_TOKENS,
     STOP_REASONS,

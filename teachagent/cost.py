@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import check_number
+from .base.errors import check_number
 from .messages import Usage
 from .trace import Run
 

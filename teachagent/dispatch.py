@@ -16,10 +16,10 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .display import shorten
-from .errors import SettingError
+from .base.display import shorten
+from .base.errors import SettingError
+from .base.schema import input_validator
 from .messages import ToolCall, ToolResult
-from .schema import input_validator
 from .tools import Tool, check_timeout
 
 MAX_PROBLEMS = 10  # schema errors listed in one result; enough to fix a call, short enough to read

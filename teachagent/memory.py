@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from .errors import CourseError, check_number
+from .base.errors import CourseError, check_number
 from .tools import Tool, tool
 
 T = TypeVar("T")

@@ -8,7 +8,7 @@ between calls: whatever it should know must be in the arguments of that one call
 the script is a fixed reply or a function of the conversation so far, so a scripted
 agent can read what a tool returned and build its next step from it. It is scripted
 and says so everywhere it appears; everything around it (tools, token counts, costs)
-is real. `teachagent.modes.select_model` picks the scripted model or Claude for a lesson.
+is real. `teachagent.course.modes.select_model` picks the scripted model or Claude for a lesson.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Union, runtime_checkable
 
-from .errors import CourseError, check_number
+from .base.errors import CourseError, check_number
 from .messages import (
     MAX_TOKENS,
     Message,

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 
-from .errors import check_number
+from .base.errors import check_number
 
 
 def step_success(p: float, delta: float, r: int) -> float:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import SettingError, check_number
+from .base.errors import SettingError, check_number
 from .models import Reply, ScriptedModel, ScriptStep
 
 

@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 
 from .agent import Agent
-from .errors import check_number
+from .base.errors import check_number
 from .messages import Text, tool_exchanges
 from .models import ScriptedModel, call
 from .reliability import step_success

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, overload
 
-from .display import shorten
-from .errors import check_number
-from .schema import parse_docstring, schema_from_signature
+from .base.display import shorten
+from .base.errors import check_number
+from .base.schema import parse_docstring, schema_from_signature
 
 TOOL_TIMEOUT = 10.0  # seconds a tool may run before the dispatcher reports it as failed
 MAX_TOOL_TIMEOUT = 24 * 3600.0  # a day; for longer, or no limit, give timeout=None

@@ -8,7 +8,7 @@ A `Run` keeps them all, plus how the run ended.
 
 Everything that looks at a run afterwards (the step viewer, the cost analysis, saving
 to JSON, replay) reads a `Run` and nothing else; this module needs none of them. A saved
-run is checked against teachagent/schemas/run.schema.json before it is read back.
+run is checked against teachagent/base/schemas/run.schema.json before it is read back.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .formats import FormatError, parse, read_text, writable, write_whole
+from .base.formats import FormatError, parse, read_text, writable, write_whole
 from .messages import Message, Outcome, Response, ToolResult, block_from_dict
 from .tokens import count_tokens, message_tokens, tools_tokens
 

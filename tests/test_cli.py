@@ -16,7 +16,7 @@ from fake_anthropic import FakeAnthropic, error_body, message_body, policy_serve
 
 import teachagent.__main__ as cli
 from teachagent import ScriptedModel, call
-from teachagent.replay import read_cassette
+from teachagent.course.replay import read_cassette
 from teachagent.research.corpus import Library
 from teachagent.research.researcher import QUESTION, research_agent, search_and_excerpt
 from teachagent.trace import Run

@@ -28,9 +28,9 @@ from teachagent.cost import (
     price_of,
     run_cost,
 )
+from teachagent.course.plots import plot_cumulative, plot_growth
 from teachagent.messages import Message, Response, Text, ToolCall, Usage
 from teachagent.models import ScriptedModel, call
-from teachagent.plots import plot_cumulative, plot_growth
 from teachagent.tokens import block_tokens, context_tokens, count_tokens
 from teachagent.tools import tool
 from teachagent.trace import Run, Step

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from teachagent.agent import Agent
+from teachagent.base.errors import CourseError, SettingError
 from teachagent.dispatch import MAX_PROBLEM_CHARS, Dispatcher
-from teachagent.errors import CourseError, SettingError
 from teachagent.messages import ToolCall, ToolResult
 from teachagent.models import ScriptedModel
 from teachagent.tools import Tool, read_file_tool, tool

@@ -26,8 +26,8 @@ from fake_anthropic import (
 
 from teachagent.agent import Agent, AgentError
 from teachagent.claude import CallTimedOut, Claude, ReplyTooLarge, UnexpectedReply
+from teachagent.course.replay import CassetteError, Recorder, read_cassette
 from teachagent.memory import MemoryStore, memory_tools
-from teachagent.replay import CassetteError, Recorder, read_cassette
 from teachagent.trace import Run
 
 SAVE = (200, message_body([tool_use_block("toolu_1", "save_note", {"text": "step one is done"})], "tool_use"), {})

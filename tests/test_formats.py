@@ -8,13 +8,13 @@ from importlib.resources import files
 
 import pytest
 
-from teachagent.errors import CourseError
-from teachagent.formats import MAX_DEPTH, FormatError, parse, read_text, writable
+from teachagent.base.errors import CourseError
+from teachagent.base.formats import MAX_DEPTH, FormatError, parse, read_text, writable
 from teachagent.messages import OUTCOMES, STOP_REASONS
 
 
 def schema(name: str) -> dict:
-    return json.loads(files("teachagent").joinpath(f"schemas/{name}.schema.json").read_text(encoding="utf-8"))
+    return json.loads(files("teachagent.base").joinpath(f"schemas/{name}.schema.json").read_text(encoding="utf-8"))
 
 
 def test_the_schemas_ship_with_the_package_and_are_valid():

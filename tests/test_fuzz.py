@@ -25,13 +25,13 @@ from test_research import _finite_or_refused as finite_or_refused_fast
 
 import teachagent.__main__ as cli
 from teachagent.agent import Agent
+from teachagent.base.errors import CourseError
+from teachagent.base.formats import FormatError
+from teachagent.course.modes import select_model
+from teachagent.course.replay import CassetteError, Player, Recorder, read_cassette
 from teachagent.dispatch import Dispatcher
-from teachagent.errors import CourseError
-from teachagent.formats import FormatError
 from teachagent.messages import Message, Response, ToolCall, ToolResult
 from teachagent.models import ScriptedModel, call
-from teachagent.modes import select_model
-from teachagent.replay import CassetteError, Player, Recorder, read_cassette
 from teachagent.tools import read_file_tool, tool
 from teachagent.trace import Run
 

@@ -9,11 +9,11 @@ import time
 import pytest
 
 from teachagent.agent import Agent
+from teachagent.course.widgets import play
 from teachagent.human import HumanModel, NotAReply, context_page, parse_reply
 from teachagent.messages import Message, Text, ToolCall
 from teachagent.tokens import context_tokens
 from teachagent.tools import tool
-from teachagent.widgets import play
 
 
 @tool

@@ -16,20 +16,20 @@ def test_every_idea_imports_only_the_ideas_before_it_and_nothing_cycles():
 def test_the_graph_sees_imports_inside_functions_and_relative_ones():
     edges = import_graph.graph()
     assert "messages" in edges["research.researcher"]  # from ..messages import ...
-    assert "claude" in edges["modes"]  # imported inside select_model
-    assert edges["errors"] == set() and edges["display"] == set() and edges["schema"] == set()
+    assert "claude" in edges["course.modes"]  # imported inside select_model
+    assert edges["base.errors"] == set() and edges["base.display"] == set() and edges["base.schema"] == set()
 
 
 def test_a_bad_import_is_named():
     edges = {m: set(found) for m, found in import_graph.graph().items()}
     edges["agent"].add("cost")  # lesson 3 reaching forward to lesson 6
-    edges["tokens"].add("modes")  # an idea importing machinery
-    edges["display"].add("messages")  # a utility that is not a leaf
+    edges["tokens"].add("course.modes")  # an idea importing machinery
+    edges["base.display"].add("messages")  # a utility that is not a leaf
     edges["messages"].add("trace")  # and now trace -> messages -> trace
     found = import_graph.problems(edges)
     assert "idea agent (lesson 3) imports cost (lesson 6), which does not come before it" in found
-    assert "idea tokens imports course machinery modes" in found
-    assert "utility display imports messages; utilities import nothing from teachagent" in found
+    assert "idea tokens imports course machinery course.modes" in found
+    assert "utility base.display imports messages; utilities import only other utilities" in found
     assert any(line.startswith("import cycle:") and "trace" in line and "messages" in line for line in found)
 
 

@@ -17,7 +17,7 @@ from fake_anthropic import FakeAnthropic, message_body, text_block
 
 from teachagent.agent import Agent
 from teachagent.claude import Claude, MissingAPIKey
-from teachagent.replay import Recorder
+from teachagent.course.replay import Recorder
 
 SECRET = "Q7mZr2XkP9wLb4NcT1vHs8JdF3gYe6Ua"  # a made-up key body; never a real key
 GOOD_KEY = "sk-ant-api03-" + SECRET

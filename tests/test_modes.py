@@ -9,7 +9,7 @@ from fake_anthropic import FakeAnthropic, error_body, message_body, text_block
 
 from teachagent import Message, ScriptedModel, modes, select_model
 from teachagent.claude import DEFAULT_MODEL, Claude, MissingAPIKey
-from teachagent.replay import CassetteError, Player, Recorder, read_cassette
+from teachagent.course.replay import CassetteError, Player, Recorder, read_cassette
 
 HI = [Message("user", "hi")]
 FAKE_KEY = "sk-ant-api03-" + "x" * 40

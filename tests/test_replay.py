@@ -17,10 +17,10 @@ from fake_anthropic import FakeAnthropic, message_body, policy_server, text_bloc
 from teachagent import replay
 from teachagent.agent import Agent, AgentError
 from teachagent.claude import Claude
+from teachagent.course.notebook_runner import NotebookError, run_notebook
+from teachagent.course.replay import FORMAT, CassetteError, Player, Recorder, first_difference, read_cassette
 from teachagent.messages import Message, Response, Text, ToolResult, latest_results, request_body
 from teachagent.models import ScriptedModel, call
-from teachagent.notebook_runner import NotebookError, run_notebook
-from teachagent.replay import FORMAT, CassetteError, Player, Recorder, first_difference, read_cassette
 from teachagent.tools import tool
 
 FAKE_KEY = "sk-ant-api03-" + "x" * 40

@@ -5,7 +5,7 @@ import random
 import pytest
 
 from teachagent import Agent, Choices, Message, SampledScriptedModel, ScriptedModel, Text, call, one_of, tool
-from teachagent.errors import CourseError, SettingError
+from teachagent.base.errors import CourseError, SettingError
 
 
 @tool
@@ -107,7 +107,7 @@ def test_choices_is_what_one_of_makes():
 
 
 def test_a_lesson_can_select_it_and_the_banner_says_it_is_scripted(capsys):
-    from teachagent.modes import select_model
+    from teachagent.course.modes import select_model
 
     model = SampledScriptedModel(rereader, seed=2)
     assert select_model(script=model, mode="offline") is model

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from teachagent import Dispatcher, Tool
-from teachagent.schema import _checked_validator, input_validator
+from teachagent.base.schema import _checked_validator, input_validator
 
 SCHEMA = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
 
@@ -72,7 +72,7 @@ def test_jsonschema_is_imported_without_the_libraries_behind_format_checks():
     """rfc3987_syntax builds a URI grammar on import (about a second); format checks are never used."""
     code = (
         "import sys\n"
-        "from teachagent.schema import input_validator\n"
+        "from teachagent.base.schema import input_validator\n"
         "errors = list(input_validator({'type': 'object', 'properties': {'n': {'type': 'integer'}}}).iter_errors({'n': 'x'}))\n"
         "print(len(errors), sorted({'rfc3987_syntax', 'lark', 'isoduration', 'arrow'} & set(sys.modules)))\n"
         "import importlib.util\n"

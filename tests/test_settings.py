@@ -26,7 +26,7 @@ from teachagent import (
     task_success,
     tool,
 )
-from teachagent.errors import CourseError, SettingError
+from teachagent.base.errors import CourseError, SettingError
 from teachagent.simulation import flaky_agent
 
 # NaN, the infinities, negatives, bools, text, None where a number is needed, and absurd sizes

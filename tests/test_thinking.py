@@ -23,10 +23,10 @@ from fake_anthropic import (
 
 from teachagent.agent import Agent
 from teachagent.claude import Claude
+from teachagent.course.viz import step_html
 from teachagent.messages import OtherBlock, RedactedThinking, Thinking
 from teachagent.tools import tool
 from teachagent.trace import Run
-from teachagent.viz import step_html
 
 UNKNOWN = {"type": "server_note", "id": "srv_1", "payload": {"nested": [1, 2.5, "ünïcode"], "empty": {}}}
 

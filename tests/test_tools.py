@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from teachagent.schema import schema_from_signature
+from teachagent.base.schema import schema_from_signature
 from teachagent.tools import Tool, read_file_tool, tool
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from teachagent.agent import Agent
-from teachagent.formats import FormatError
+from teachagent.base.formats import FormatError
 from teachagent.models import ScriptedModel, call
 from teachagent.tools import tool
 from teachagent.trace import Run, Step

@@ -9,12 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from teachagent.agent import Agent
-from teachagent.errors import CourseError
+from teachagent.base.errors import CourseError
+from teachagent.course.viz import PREVIEW, StepViewer, compare_html, compare_runs, legend_html, run_html, step_html
 from teachagent.messages import Response, Text
 from teachagent.models import ScriptedModel, call
 from teachagent.tools import tool
 from teachagent.trace import Run, composition
-from teachagent.viz import PREVIEW, StepViewer, compare_html, compare_runs, legend_html, run_html, step_html
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 

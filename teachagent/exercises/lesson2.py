@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from ..base.display import one_line
 from ..dispatch import Dispatcher
-from ..display import one_line
 from ..messages import ToolCall
 from ..tools import Tool
 from . import check, expect, filled

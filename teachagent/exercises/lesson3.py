@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent import Agent
-from ..display import one_line, shorten
+from ..base.display import one_line, shorten
 from ..messages import ToolCall
 from ..models import ScriptedModel
 from ..tools import Tool, read_file_tool

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent import Agent, AgentError
-from ..display import shorten
+from ..base.display import shorten
 from ..memory import MemoryStore, memory_tools
 from ..messages import Message, tool_exchanges
 from ..models import ScriptedModel

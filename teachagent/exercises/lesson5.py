@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..display import shorten
+from ..base.display import shorten
 from ..messages import ToolResult
 from ..research.corpus import Library
 from ..tokens import count_tokens

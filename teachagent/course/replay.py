@@ -26,11 +26,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .display import shorten
-from .errors import CourseError
-from .formats import FormatError, parse, read_text, validator
-from .messages import MAX_TOKENS, Message, Response, Usage, request_body
-from .models import Model, TokenCounter
+from ..base.display import shorten
+from ..base.errors import CourseError
+from ..base.formats import FormatError, parse, read_text, validator
+from ..messages import MAX_TOKENS, Message, Response, Usage, request_body
+from ..models import Model, TokenCounter
 
 FORMAT = "teachagent.cassette/2"
 READABLE = ("teachagent.cassette/1", FORMAT)  # /1 always held "system" and "tools", even empty
@@ -191,7 +191,7 @@ class Recorder:
 
 
 def read_cassette(path: str | Path) -> list[dict]:
-    """The records of a cassette, each checked against teachagent/schemas/cassette.schema.json; a clear error otherwise.
+    """The records of a cassette, each checked against teachagent/base/schemas/cassette.schema.json; a clear error otherwise.
 
     A record is {"kind": "complete", "request", "response"} or
     {"kind": "count_tokens", "request", "input_tokens"}; /1 records are read into this shape.

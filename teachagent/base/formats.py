@@ -9,7 +9,7 @@ is one clear error naming the line and the field, never a crash deep inside the 
 2. it is strict JSON: Python's `json` accepts NaN, Infinity, 1e999 and numbers of any
    length, and recurses once per bracket; these are refused, and the nesting is
    counted before `json.loads` runs;
-3. it matches the format's JSON Schema, shipped in teachagent/schemas/.
+3. it matches the format's JSON Schema, shipped in teachagent/base/schemas/.
 
 Writing goes to a new file in the same folder, renamed over the old one only when it is
 whole, so a failed save leaves the old file exactly as it was.
@@ -90,7 +90,7 @@ def read_text(path: str | Path, what: str) -> str:
 
 
 def parse(text: str, schema: str, line: int = 1) -> Any:
-    """The JSON value in `text`, refused unless it is strict JSON matching teachagent/schemas/<schema>.schema.json.
+    """The JSON value in `text`, refused unless it is strict JSON matching teachagent/base/schemas/<schema>.schema.json.
 
     `line` is the line of the file on which `text` starts, so that errors name the file's line.
     """
@@ -128,7 +128,7 @@ def _first_problem(data: Any, schema: str) -> Any:
 
 
 def validator(schema: str) -> Any:
-    """The jsonschema validator for teachagent/schemas/<schema>.schema.json, built once per process."""
+    """The jsonschema validator for teachagent/base/schemas/<schema>.schema.json, built once per process."""
     jsonschema = load_jsonschema()  # without the libraries behind format checks: none is needed, and they load slowly
     Draft202012Validator, validators = jsonschema.Draft202012Validator, jsonschema.validators
 

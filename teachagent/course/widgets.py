@@ -16,10 +16,10 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from .human import HumanModel
+from ..human import HumanModel
+from ..reliability import floor_n50, n50, step_success, task_success
+from ..trace import Run
 from .plots import plot_task_success, task_length_range
-from .reliability import floor_n50, n50, step_success, task_success
-from .trace import Run
 
 
 @dataclass(repr=False)

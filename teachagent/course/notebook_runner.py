@@ -12,8 +12,8 @@ import os
 import re
 from pathlib import Path
 
-from .errors import CourseError
-from .formats import FormatError, read_text
+from ..base.errors import CourseError
+from ..base.formats import FormatError, read_text
 from .modes import default_cassette
 from .replay import CassetteError, check_recordable, new_draft, promote, read_cassette
 
@@ -48,7 +48,7 @@ def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = 
     nb = read_notebook(notebook)
     draft = None
     if mode == "record":
-        from .claude import Claude
+        from ..claude import Claude
 
         check_recordable(cassette)
         Claude()  # a missing key stops here, not in the middle of the notebook

@@ -17,11 +17,11 @@ from __future__ import annotations
 import html
 import json
 
-from .display import shorten
-from .errors import CourseError
-from .messages import OUTCOMES, Thinking
-from .plan import find_plan
-from .trace import Run, composition
+from ..base.display import shorten
+from ..base.errors import CourseError
+from ..messages import OUTCOMES, Thinking
+from ..plan import find_plan
+from ..trace import Run, composition
 
 COLOURS = {"system + tools": "#9e9e9e", "task": "#4c72b0", "v": "#dd8452", "N": "#55a868"}
 PREVIEW = 400  # characters of text shown per block before it is cut

@@ -22,9 +22,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .display import shorten
-from .errors import SettingError
-from .models import Model, ScriptedModel
+from ..base.display import shorten
+from ..base.errors import SettingError
+from ..models import Model, ScriptedModel
 
 if TYPE_CHECKING:  # for the annotations only: replay is imported where it is used
     from .replay import Player, Recorder
@@ -106,7 +106,7 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
     if chosen in ("record", "replay"):
         path = cassette_path(chosen, cassette)
         if chosen == "record":
-            from .claude import Claude
+            from ..claude import Claude
 
             model = cassette_model(chosen, path, Claude())  # a missing key stops here, before any call
             banner = (f"record mode: {model.name} through the Anthropic API, every call billed and recorded; "
@@ -118,7 +118,7 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
             assert isinstance(model, Player)  # replay mode always gives a player
             banner = f"replay mode: answers recorded from {model.recorded}, read back from {path}; no API calls."
     elif chosen == "live":
-        from .claude import Claude
+        from ..claude import Claude
 
         model = Claude()
         banner = f"live mode: {model.name} through the Anthropic API; every call is billed to your key."

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 
-from .cost import fitted_d, predicted_total
-from .errors import check_number
-from .reliability import n50, step_success, task_success
-from .trace import Run
+from ..base.errors import check_number
+from ..cost import fitted_d, predicted_total
+from ..reliability import n50, step_success, task_success
+from ..trace import Run
 
 
 def plot_growth(runs: dict[str, Run], ax=None):
