@@ -1,0 +1,77 @@
+"""The short quiz at the end of every lesson: a letter in, one line of feedback out.
+
+A question and its options are written in the notebook; what is right, and why each
+other option is not, lives in the lesson's check module as `QUIZ`:
+
+    QUIZ = {"3.1": Question(answer="b", right="the loop stops when ...", wrong={"a": "...", "c": "..."})}
+
+`quiz("3.1", "b")` prints `quiz 3.1: correct: the loop stops when ...`; a wrong letter
+gets the line that explains that option, so a wrong answer still teaches something. The
+line is the same kind as an exercise check's and never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import NotYet, filled, run_check
+
+_LETTER = re.compile(r"[(\[]?\s*([a-z])\s*[)\].:]?")
+
+
+@dataclass(frozen=True)
+class Question:
+    """The key to one quiz question: the right letter, why it is right, and why each other letter is not."""
+
+    answer: str
+    right: str
+    wrong: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.answer in self.wrong or not self.wrong:
+            raise ValueError(f"a question needs wrong options other than its answer {self.answer!r}")
+
+    @property
+    def letters(self) -> list[str]:
+        """Every option's letter, in order."""
+        return sorted([self.answer, *self.wrong])
+
+    def __repr__(self) -> str:
+        return f"Question(options {', '.join(self.letters)}; the answer is hidden)"
+
+
+def quiz(question: str, choice: Any) -> None:
+    """Print one line: whether `choice` (a letter such as "b") answers quiz `question` (such as "3.1")."""
+    key = _key(question)
+
+    def test() -> str:
+        letter = _letter(choice, key)
+        if letter != key.answer:
+            raise NotYet(f"({letter}) is not it: {key.wrong[letter]}")
+        return f"({letter}) — {key.right}"
+
+    print(f"quiz {question}: {run_check(question, test)}")
+
+
+def _letter(choice: Any, key: Question) -> str:
+    """The option the learner chose, as one lower-case letter; a clear NotYet for anything else."""
+    choice = filled(choice, "your answer")
+    options = ", ".join(f'"{letter}"' for letter in key.letters)
+    if not isinstance(choice, str):
+        raise NotYet(f"write the letter of your answer as text, one of {options}")
+    match = _LETTER.fullmatch(str.lower(str.strip(choice)))
+    if match is None or match.group(1) not in key.letters:
+        raise NotYet(f"write just the letter of one option: one of {options}")
+    return match.group(1)
+
+
+def _key(question: str) -> Question:
+    """The key of question "N.M", from `teachagent.exercises.lessonN.QUIZ`."""
+    lesson = question.split(".")[0] if isinstance(question, str) else ""
+    if not lesson.isdigit():
+        raise ValueError(f"a quiz question is named like '3.1', not {question!r}")
+    module = importlib.import_module(f"teachagent.exercises.lesson{int(lesson)}")
+    return module.QUIZ[question]
