@@ -12,8 +12,8 @@ import pytest
 
 from teachagent import n50, predicted_total, step_success, tool
 from teachagent.exercises import quiz
-from teachagent.exercises.lesson8 import SAMPLE_NOTES as NOTES
 from teachagent.exercises.lesson8 import QUIZ, check_half_time, check_largest_K, check_titles_tool, compare_Z_guess
+from teachagent.exercises.lesson8 import SAMPLE_NOTES as NOTES
 
 
 class AlwaysEqual:
