@@ -24,7 +24,9 @@ check_opus(plain, cached, excerpt, saves_more)
 
 # %% exercise 6.3
 def crossover(c1, d):
-    # d K(K−1)/2 > K c₁ means K − 1 > 2c₁/d; the smallest whole K that does it (for d > 0, as asked)
+    if d == 0:
+        return None  # no growth: the quadratic term is 0 and never wins
+    # d K(K−1)/2 > K c₁ means K − 1 > 2c₁/d; the smallest whole K above it
     return int(2 * c1 // d) + 2
 
 check_crossover(crossover)
