@@ -1,17 +1,17 @@
 """What a run costs: Z, the theorem, prices and prompt caching (introduced in notebooks/06_cost.ipynb).
 
-A model keeps no memory, so call k rereads the whole context c_k. The input tokens the
-loop reads over a run of K calls are
+Call k sends the model everything so far, the context c_k, and the model reads all of
+it. Over a run of K calls the loop reads
 
-    Z = c_1 + c_2 + ... + c_K.
+    Z = c_1 + c_2 + ... + c_K    input tokens.
 
-If every step adds about the same number of tokens d (the model's step plus the tool's
-answer), then c_k = c_1 + (k - 1) d and
+When each step adds about the same d tokens (what it wrote plus what its tool returned),
+c_k = c_1 + (k - 1) d and
 
-    Z = K c_1 + d K (K - 1) / 2,
+    Z = K c_1 + d K (K - 1) / 2:
 
-so Z grows with the square of the number of calls: twice the steps, about four times
-the tokens. This module measures Z on a `Run`, predicts it from (K, c_1, d), fits d to a
+a part linear in K and a part quadratic in K, which soon decides the bill; Z(2K)/Z(K)
+tends to 4 as K grows. This module measures Z on a `Run`, predicts it from (K, c_1, d), fits d to a
 run, prices a run in dollars, and works out what prompt caching changes.
 """
 

@@ -1,26 +1,25 @@
 """How often a long task succeeds: the checked step, qⁿ and n₅₀ (introduced in notebooks/07_reliability.ipynb).
 
-A checked step (a closed loop) goes: attempt; the attempt succeeds with probability p;
-check the result: a success always passes, a failure is caught with probability d;
-if a failure was caught and fewer than r retries were made, attempt again; otherwise
-the step ends (in success, or in a failure that slipped through or ran out of retries).
-With independent attempts and checks the step succeeds with probability
+The checked step, as a state machine: an attempt is right with probability p; a check
+then looks at it, never objects to a right attempt, and notices a wrong one with
+probability δ (`delta`); a noticed failure sends the agent back to try again, at most r
+times; an unnoticed one, or one noticed with no retry left, ends the step as failed.
+Counting the paths to success (k noticed failures, then a right attempt) gives
 
-    q = p Σ_{k=0}^{r} ((1 - p) d)^k
+    q = p Σ_{k=0}^{r} ((1 - p) δ)^k .
 
-(term k: k caught failures, then a success). A task of n such independent steps
-succeeds with probability qⁿ, and the task length done half the time is
+n independent steps all succeed with probability qⁿ. Solving qⁿ = 1/2 for n gives the
+task length done half the time,
 
-    n₅₀ = ln 2 / (-ln q) ≈ 0.69 / (1 - q)   for q near 1.
+    n₅₀ = ln 2 / (-ln q) ≈ 0.69 / (1 - q)   for q near 1,
 
-Since qⁿ falls as n grows, qⁿ ≥ 1/2 exactly when n ≤ n₅₀: the longest task, in whole
-steps, that succeeds at least half the time has ⌊n₅₀⌋ steps. METR measures the same
-quantity for real agents in human working time, their "50 % time horizon" (Kwa et al.,
-Measuring AI Ability to Complete Long Tasks, 2025); this formula is a simplified model,
-not their method.
+and the whole lengths done at least half the time are 1, ..., ⌊n₅₀⌋. METR's "50 % time
+horizon" (Kwa et al., Measuring AI Ability to Complete Long Tasks, 2025) is fitted to
+real agents on tasks timed by people; n₅₀ is a toy that shows why such a horizon exists.
 
-This module computes these; simulation.py measures them, and plots.py and widgets.py
-draw them.
+(The course writes δ for the catch chance; the source text writes d for both it and the
+tokens a step adds, which lesson 6 keeps as d.) This module computes these; simulation.py
+measures them, and course/plots.py and course/widgets.py draw them.
 """
 
 from __future__ import annotations
@@ -30,12 +29,13 @@ import math
 from .base.errors import check_number
 
 
-def step_success(p: float, d: float, r: int) -> float:
-    """q: the chance that a checked step with up to r retries ends in success."""
+def step_success(p: float, delta: float, r: int) -> float:
+    """q: the chance that a checked step with up to r retries ends in success, when an attempt
+    works with probability p and the check catches a failed one with probability δ (`delta`)."""
     check_number("p", p, at_least=0, at_most=1)
-    check_number("d", d, at_least=0, at_most=1)
+    check_number("delta", delta, at_least=0, at_most=1)
     check_number("r", r, whole=True, at_least=0, at_most=10_000)
-    caught_failure = (1 - p) * d
+    caught_failure = (1 - p) * delta
     return min(1.0, p * sum(caught_failure**k for k in range(r + 1)))  # rounding can pass 1 by a hair
 
 

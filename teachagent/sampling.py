@@ -1,4 +1,4 @@
-"""A scripted model that samples its next step (introduced in notebooks/03_agent_loop.ipynb).
+"""A scripted model that samples its next step (introduced in notebooks/07_reliability.ipynb).
 
 A language model does not compute one reply: it computes a probability for every next
 token and draws one. Run the same task twice and the runs can part ways: one reads a

@@ -4,7 +4,7 @@ reliability.py gives the formula: a checked step succeeds with probability q, a 
 n steps with qⁿ. Here we measure the same numbers two ways and put a 95 % confidence
 interval around each measured rate: by simulating checked steps with a seeded random
 generator, and by running the real `Agent` loop on a task whose tool works only with
-probability p, checked by a tool that catches a failure only with probability d.
+probability p, checked by a tool that catches a failure only with probability δ (`delta`).
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from .reliability import step_success
 from .tools import tool
 
 
-def checked_step(p: float, d: float, r: int, rng: random.Random) -> bool:
+def checked_step(p: float, delta: float, r: int, rng: random.Random) -> bool:
     """Play one checked step with random attempts and checks; True if it ends in success."""
     for _ in range(r + 1):
         if rng.random() < p:
             return True
-        if rng.random() >= d:  # the failure slipped past the check
+        if rng.random() >= delta:  # the failure slipped past the check
             return False
     return False  # every retry was used up
 
@@ -64,25 +64,25 @@ class Estimate:
         return low <= probability <= high
 
 
-def simulate(p: float, d: float, r: int, n: int, trials: int, seed: int = 0) -> Estimate:
+def simulate(p: float, delta: float, r: int, n: int, trials: int, seed: int = 0) -> Estimate:
     """Run `trials` tasks of n checked steps; count those where every step succeeded."""
-    step_success(p, d, r)  # validates p, d, r
+    step_success(p, delta, r)  # validates p, delta, r
     check_number("n", n, whole=True, at_least=1, at_most=10**6)
     check_number("trials", trials, whole=True, at_least=1, at_most=10**7)
     check_number("trials × n × (r + 1), the most steps to simulate,", trials * n * (r + 1), at_most=10**8)
     rng = random.Random(seed)
-    wins = sum(all(checked_step(p, d, r, rng) for _ in range(n)) for _ in range(trials))
+    wins = sum(all(checked_step(p, delta, r, rng) for _ in range(n)) for _ in range(trials))
     return Estimate(wins, trials)
 
 
-def flaky_agent(p: float, d: float, r: int, n: int, rng: random.Random) -> tuple[Agent, dict[str, dict[int, bool]]]:
+def flaky_agent(p: float, delta: float, r: int, n: int, rng: random.Random) -> tuple[Agent, dict[str, dict[int, bool]]]:
     """An agent that must do n steps with a tool that works with probability p, checked by a
-    tool that catches a failure with probability d, retrying a caught failure up to r times.
+    tool that catches a failure with probability δ (`delta`), retrying a caught failure up to r times.
 
     Returns the agent and the ground truth that the tools record (which steps really
     succeeded), so a run can be scored without trusting what the agent says.
     """
-    step_success(p, d, r)  # validates p, d, r
+    step_success(p, delta, r)  # validates p, delta, r
     check_number("n", n, whole=True, at_least=1, at_most=10**4)
     truth: dict[str, dict[int, bool]] = {"done": {}}
 
@@ -95,7 +95,7 @@ def flaky_agent(p: float, d: float, r: int, n: int, rng: random.Random) -> tuple
     @tool(timeout=None)
     def check_step(step: int) -> str:
         """Check the result of a step."""
-        caught = not truth["done"][step] and rng.random() < d
+        caught = not truth["done"][step] and rng.random() < delta
         return f"step {step}: check FAILED" if caught else f"step {step}: check passed"
 
     def policy(messages: list[Message]) -> Reply:
@@ -115,15 +115,15 @@ def flaky_agent(p: float, d: float, r: int, n: int, rng: random.Random) -> tuple
     return Agent(model, [do_step, check_step], max_steps=2 * n * (r + 1) + 1), truth
 
 
-def run_flaky_agents(p: float, d: float, r: int, n: int, runs: int, seed: int = 0) -> Estimate:
+def run_flaky_agents(p: float, delta: float, r: int, n: int, runs: int, seed: int = 0) -> Estimate:
     """Run the real agent loop `runs` times; a run succeeds when every step truly succeeded."""
     check_number("runs", runs, whole=True, at_least=1, at_most=10**6)
-    step_success(p, d, r)  # validates p, d, r before the product below
+    step_success(p, delta, r)  # validates p, delta, r before the product below
     check_number("n", n, whole=True, at_least=1, at_most=10**4)
     check_number("runs × n × (r + 1), the most agent steps to run,", runs * n * (r + 1), at_most=10**6)
     rng, wins = random.Random(seed), 0
     for _ in range(runs):
-        agent, truth = flaky_agent(p, d, r, n, rng)
+        agent, truth = flaky_agent(p, delta, r, n, rng)
         agent.run(f"Do the {n} steps of the task, checking each one.")
         wins += len(truth["done"]) == n and all(truth["done"].values())
     return Estimate(wins, runs)

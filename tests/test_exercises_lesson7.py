@@ -1,18 +1,76 @@
-"""The checks of lesson 7's exercises (notebooks/07_reliability.ipynb) say "not yet" to the gap and to wrong
-answers, and "correct" to a right one; its "predict, then run" says what a guess missed."""
+"""The checks of lesson 7's exercises and quiz (notebooks/07_reliability.ipynb): right answers in several styles
+are "correct", plausible wrong ones and hostile objects get one line of "not yet"; its "predict, then run" says
+what a guess missed."""
 
 from __future__ import annotations
 
+import math
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
 from teachagent import step_success
-from teachagent.exercises.lesson7 import check_fifty_steps, check_q_by_hand, check_retries, compare_guess
+from teachagent.exercises import quiz
+from teachagent.exercises.lesson7 import QUIZ, check_fifty_steps, check_q_by_hand, check_retries, compare_guess
 
 
-def test_compare_guess(said):
+class AlwaysEqual:
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+class LyingInt(int):
+    """An int that says it equals everything, and is less than nothing."""
+
+    def __eq__(self, other):
+        return True
+
+    def __lt__(self, other):
+        return False
+
+    def __ge__(self, other):
+        return True
+
+    __hash__ = int.__hash__
+
+
+class BrokenStr:
+    def __str__(self):
+        raise RuntimeError("no")
+
+    __repr__ = __str__
+
+    def __bool__(self):
+        raise RuntimeError("no")
+
+    def __len__(self):
+        raise RuntimeError("no")
+
+
+class Exits:
+    def __float__(self):
+        sys.exit(1)
+
+
+HOSTILE = [AlwaysEqual(), LyingInt(0), LyingInt(7), BrokenStr(), Exits()]
+
+
+def test_compare_guess(capsys):
+    def said():
+        return capsys.readouterr().out
+
     compare_guess(..., 0.79)
     assert said().startswith("no guess yet: ")
     for guess in ("most of the time", 79, True):
         compare_guess(guess, 0.79)
         assert said().startswith(f"your guess {guess!r} is not a chance between 0 and 1")
+    for guess in (AlwaysEqual(), BrokenStr()):
+        compare_guess(guess, 0.79)
+        assert said().startswith("your guess an object of type ")
     compare_guess(0.3, 0.79)
     assert said() == "you guessed 30%; the formula gives 79.0%: 49 percentage points higher\n"
     compare_guess(0.95, 0.79)
@@ -21,31 +79,155 @@ def test_compare_guess(said):
     assert said() == "you guessed 80%; the formula gives 79.0%: close\n"
 
 
-def test_q_by_hand(said):
-    for answer in (..., "0.988", 0.95, 0.95 * (1 - 0.05 * 0.8)):
-        check_q_by_hand(answer)
-        assert said().startswith("exercise 7.1: not yet: ")
-    check_q_by_hand(0.95 + 0.05 * 0.8 * 0.95)
-    assert said() == "exercise 7.1: correct: q = 0.95 + 0.038 = 0.9880\n"
+# 7.1: p = 0.95, δ = 0.8, r = 1
 
 
-def test_retries(said):
-    limit = 0.9 / (1 - 0.1 * 0.9)
-    for answer in [(..., ...), (1, limit), (3, limit), (2.0, limit), (-1, limit), (2, ...), (2, 0.99), (2, 1.0),
-                   (2, step_success(0.9, 0.9, 2))]:
-        check_retries(*answer)
-        assert said().startswith("exercise 7.2: not yet: ")
-    check_retries(2, limit)
-    assert said().startswith("exercise 7.2: correct: r = 2 gives q = 0.98829; unlimited retries give only 0.98901")
+@pytest.mark.parametrize("answer", [
+    0.95 + 0.05 * 0.8 * 0.95,  # the reference's style
+    0.95 * (1 + 0.05 * 0.8),  # p factored out
+    sum(0.95 * (0.05 * 0.8) ** k for k in range(2)),  # the sum, with a loop
+    float(Fraction(95, 100) + Fraction(5, 100) * Fraction(8, 10) * Fraction(95, 100)),  # exact, then a float
+    0.988,  # the exact value, typed in: 0.988 is exactly right
+    np.float64(0.988),
+])
+def test_q_by_hand_right(said, answer):
+    check_q_by_hand(answer)
+    assert said("7.1") == "correct: q = 0.95 + 0.038 = 0.9880\n"
 
 
-def test_fifty_steps(said):
-    q = 0.9 ** (1 / 50)
-    wrong = [(..., ..., ...), (0.9 / 50, False, True), (1 - 0.1 / 50 * 2, False, True), (q, ..., True), (q, False, ...),
-             (q, True, True), (q, False, False), (q, True, False), (q, "no", "yes"), (q, 0, 1)]
-    for answer in wrong:
+@pytest.mark.parametrize("answer, because", [
+    (..., "is still ..."),
+    (0.95, "add path k = 0"),  # the first path only
+    (0.95 * (1 - 0.05 * 0.8), "add path k = 0"),  # a minus for a plus
+    (0.95 + 0.05 * 0.8, "add path k = 0"),  # forgot that the retry must be right
+    (0.99, "add path k = 0"),  # rounded to two decimals: 0.002 off is a method error
+    (0.9881, "keep more decimals"),  # a rounding difference, named as one
+    ("0.988", "should be a number"),
+    (True, "should be a number"),
+])
+def test_q_by_hand_wrong(said, answer, because):
+    check_q_by_hand(answer)
+    assert because in said("7.1")
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_q_by_hand_hostile(said, hostile):
+    check_q_by_hand(hostile)
+    assert said("7.1").startswith("not yet: ")
+
+
+# 7.2: the fewest r with q ≥ 0.985 (r = 2), and q with unlimited retries
+
+LIMIT = 0.9 / (1 - 0.1 * 0.9)
+
+
+@pytest.mark.parametrize("r, q", [
+    (2, LIMIT),
+    (2.0, LIMIT),  # a whole number written as a float
+    (np.int64(2), np.float64(LIMIT)),
+    (2, sum(0.9 * 0.09**k for k in range(2000))),  # the series summed far enough
+    (2, 0.9 / 0.91),
+    (2, 0.98901),  # rounded to five decimals, as the statement allows
+])
+def test_retries_right(said, r, q):
+    check_retries(r, q)
+    assert said("7.2").startswith("correct: r = 2 gives q = 0.98829; unlimited retries give only 0.98901")
+
+
+@pytest.mark.parametrize("answer, because", [
+    ((..., ...), "is still ..."),
+    ((1, LIMIT), "below 0.985"),
+    ((3, LIMIT), "but so is r = 2"),
+    ((0, LIMIT), "below 0.985"),
+    ((2.5, LIMIT), "whole number"),
+    ((-1, LIMIT), "0 or more"),
+    ((2, ...), "is still ..."),
+    ((2, 0.99), "geometric series"),  # the hoped-for 0.99
+    ((2, 1.0), "geometric series"),
+    ((2, step_success(0.9, 0.9, 2)), "geometric series"),  # q at r = 2, not the limit
+    ((2, 0.989), "keep more decimals"),  # a rounding difference, named as one
+])
+def test_retries_wrong(said, answer, because):
+    check_retries(*answer)
+    assert because in said("7.2")
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_retries_hostile(said, hostile):
+    check_retries(hostile, LIMIT)
+    assert said("7.2").startswith("not yet: ")
+    check_retries(2, hostile)
+    assert said("7.2").startswith("not yet: ")
+
+
+def test_an_int_that_equals_zero_cannot_skip_the_fewest_test(said):
+    check_retries(LyingInt(3), LIMIT)  # read as the 3 it holds: 2 is enough too
+    assert said("7.2") == "not yet: r = 3 is enough, but so is r = 2: find the fewest\n"
+
+
+# 7.3: q⁵⁰ ≥ 0.9 needs q ≥ 0.99790; p = 0.99 is not enough, the checked step is
+
+Q = 0.9 ** (1 / 50)
+RIGHT_73 = ("correct: q ≥ 0.99790; without the check q = 0.99000, 0.605 over 50 steps; "
+            "with it q = 0.99899, 0.951\n")
+
+
+@pytest.mark.parametrize("answer", [
+    (Q, False, True),
+    (math.exp(math.log(0.9) / 50), False, True),  # by logarithms
+    (np.power(0.9, 1 / 50), np.bool_(False) == np.bool_(True), True),
+    (0.99790, 0.99 >= 0.99790, step_success(0.99, 0.9, 2) >= 0.99790),  # rounded to five decimals
+])
+def test_fifty_steps_right(said, answer):
+    q, unchecked, checked = answer
+    check_fifty_steps(q, bool(unchecked), checked)
+    assert said("7.3") == RIGHT_73
+
+
+@pytest.mark.parametrize("answer, because", [
+    ((..., ..., ...), "is still ..."),
+    ((0.9 / 50, False, True), "take the power 1/50"),
+    ((1 - 0.1 / 50 * 2, False, True), "take the power 1/50"),
+    ((0.9 ** 50, False, True), "take the power 1/50"),
+    ((0.998, False, True), "keep more decimals"),
+    ((Q, ..., True), "is still ..."),
+    ((Q, False, ...), "is still ..."),
+    ((Q, True, True), "`unchecked_enough` = True"),
+    ((Q, False, False), "`checked_enough` = False"),
+    ((Q, True, False), "`unchecked_enough` = True"),
+    ((Q, "no", "yes"), "should be True or False, not 'no'"),
+    ((Q, 0, 1), "should be True or False, not 0"),
+])
+def test_fifty_steps_wrong(said, answer, because):
+    check_fifty_steps(*answer)
+    assert because in said("7.3")
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_fifty_steps_hostile(said, hostile):
+    for answer in ((hostile, False, True), (Q, hostile, True), (Q, False, hostile)):
         check_fifty_steps(*answer)
-        assert said().startswith("exercise 7.3: not yet: ")
-    check_fifty_steps(q, False, True)
-    assert said() == ("exercise 7.3: correct: q ≥ 0.99790; without the check q = 0.99000, 0.605 over 50 steps; "
-                            "with it q = 0.99899, 0.951\n")
+        assert said("7.3").startswith("not yet: ")
+
+
+# the quiz
+
+
+def quiz_line(capsys) -> str:
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1, out
+    return out
+
+
+@pytest.mark.parametrize("question", sorted(QUIZ))
+def test_quiz_right_wrong_and_hostile(capsys, question):
+    key = QUIZ[question]
+    for style in (key.answer, key.answer.upper(), f" ({key.answer}) "):
+        quiz(question, style)
+        assert quiz_line(capsys).startswith(f"quiz {question}: correct: ({key.answer})")
+    for letter in key.wrong:
+        quiz(question, letter)
+        assert quiz_line(capsys) == f"quiz {question}: not yet: ({letter}) is not it: {key.wrong[letter]}\n"
+    for hostile in (..., AlwaysEqual(), BrokenStr(), LyingInt(1), "z", "a or b"):
+        quiz(question, hostile)
+        assert quiz_line(capsys).startswith(f"quiz {question}: not yet: ")

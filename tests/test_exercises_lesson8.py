@@ -1,25 +1,96 @@
-"""The checks of lesson 8's exercises (notebooks/08_capstone.ipynb) say "not yet" to the gap and to wrong
-answers, and "correct" to a right one; its "predict, then run" says what a guess missed."""
+"""The checks of lesson 8's exercises and quiz (notebooks/08_capstone.ipynb): right answers in several styles are
+"correct", plausible wrong ones and hostile objects get one line of "not yet"; its "predict, then run" says what a
+guess missed."""
 
 from __future__ import annotations
 
 import math
+import sys
+
+import numpy as np
+import pytest
 
 from teachagent import n50, predicted_total, step_success, tool
+from teachagent.exercises import quiz
+from teachagent.exercises.lesson8 import QUIZ, check_half_time, check_largest_K, check_titles_tool, compare_Z_guess
 from teachagent.exercises.lesson8 import SAMPLE_NOTES as NOTES
-from teachagent.exercises.lesson8 import check_half_time, check_largest_K, check_titles_tool, compare_Z_guess
 
 
-def test_compare_Z_guess(said):
+class AlwaysEqual:
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+class LyingInt(int):
+    def __eq__(self, other):
+        return True
+
+    def __le__(self, other):
+        return True
+
+    __gt__ = __ge__ = __le__
+    __hash__ = int.__hash__
+
+
+class LoudStr(str):
+    """A str that claims to equal everything and to strip into anything."""
+
+    def __eq__(self, other):
+        return True
+
+    def strip(self, *args):
+        return self
+
+    def splitlines(self, *args):
+        return ["whatever you want"]
+
+    __hash__ = str.__hash__
+
+
+class Broken:
+    def __str__(self):
+        raise RuntimeError("no")
+
+    __repr__ = __str__
+
+    def __bool__(self):
+        raise RuntimeError("no")
+
+    def __len__(self):
+        raise RuntimeError("no")
+
+
+class Exits:
+    def __float__(self):
+        sys.exit(2)
+
+
+HOSTILE = [AlwaysEqual(), LyingInt(1), Broken(), Exits()]
+
+
+def test_compare_Z_guess(capsys):
+    def said():
+        out = capsys.readouterr().out
+        assert out.count("\n") == 1, out
+        return out
+
     compare_Z_guess(..., 6000)
     assert said().startswith("no guess yet: ")
-    for guess in ("a lot", True, -5):
+    for guess in ("a lot", True, -5, 0, math.inf):
         compare_Z_guess(guess, 6000)
         assert said().startswith(f"your guess {guess!r} is not a number of tokens")
+    for guess in (AlwaysEqual(), Broken()):
+        compare_Z_guess(guess, 6000)
+        assert said().startswith("your guess an object of type ")
     compare_Z_guess(3000, 6000)
     assert said() == "you guessed Z = 3,000 tokens; the run measured Z = 6,000: 50% too low\n"
-    compare_Z_guess(6200, 6000)
+    compare_Z_guess(np.float64(6200), 6000)
     assert said() == "you guessed Z = 6,200 tokens; the run measured Z = 6,000: close\n"
+
+
+# 8.1: the note_titles tool
 
 
 def titles_tool(body):
@@ -31,42 +102,180 @@ def titles_tool(body):
     return note_titles
 
 
-def test_titles_tool(said):
-    right = "\n".join(f"{p.name}: {p.read_text().splitlines()[0].removeprefix('# ')}" for p in sorted(NOTES.glob("*.md")))
-    wrong = [
-        titles_tool(lambda: ...),  # the gap
-        lambda: right,  # no @tool
-        titles_tool(lambda: 42),  # not text
-        titles_tool(lambda: right.replace(": ", ": # ")),  # the heading mark kept
-        titles_tool(lambda: "\n".join(right.splitlines()[:-1])),  # one note missing
-        titles_tool(lambda: "\n".join(reversed(right.splitlines()))),  # not sorted
-        titles_tool(lambda: 1 / 0),  # crashes
-    ]
-    for answer in wrong:
-        check_titles_tool(answer, NOTES)
-        assert said().startswith("exercise 8.1: not yet: ")
-    check_titles_tool(titles_tool(lambda: right), NOTES)
+RIGHT_LINES = [f"{p.name}: {p.read_text().splitlines()[0].removeprefix('# ')}" for p in sorted(NOTES.glob("*.md"))]
+RIGHT = "\n".join(RIGHT_LINES)
+
+
+@pytest.mark.parametrize("body", [
+    lambda: RIGHT,
+    lambda: RIGHT + "\n",  # a trailing newline
+    lambda: "\n".join(f"{line}  " for line in RIGHT_LINES),  # spaces at the ends of lines
+    lambda: "\n".join(f"{p.name}: {p.open().readline()[2:].strip()}" for p in sorted(NOTES.iterdir()) if p.suffix == ".md"),
+    lambda: "\n".join(sorted(f"{p.name}: {p.read_text().partition(chr(10))[0].lstrip('# ')}" for p in NOTES.glob("*.md"))),
+])
+def test_titles_tool_right(said, body):
+    check_titles_tool(titles_tool(body), NOTES)
     assert said() == "exercise 8.1: correct: 5 notes listed, the first 'cactus.md: Bunny-ear cactus'\n"
 
 
-def test_largest_K(said):
-    c1, d, budget = 486, 48.5, 5000
-    assert predicted_total(7, c1, d) <= budget < predicted_total(8, c1, d)
-    for answer in (..., 0, 6, 8, 7.0, "7", True, -1):
-        check_largest_K(answer, c1, d, budget)
-        assert said().startswith("exercise 8.2: not yet: ")
-    check_largest_K(7, c1, d, budget)
+@pytest.mark.parametrize("answer, because", [
+    (titles_tool(lambda: ...), "is still ..."),
+    (lambda: RIGHT, "should be a tool"),  # no @tool
+    (titles_tool(lambda: 42), "should be text"),
+    (titles_tool(lambda: RIGHT_LINES), "should be text"),  # a list, not one text
+    (titles_tool(lambda: RIGHT.replace(": ", ": # ")), "should read"),  # the heading mark kept
+    (titles_tool(lambda: RIGHT.replace(".md", "")), "should read"),  # the file name without .md
+    (titles_tool(lambda: "\n".join(RIGHT_LINES[:-1])), "gave 4 lines"),  # one note missing
+    (titles_tool(lambda: "\n".join(reversed(RIGHT_LINES))), "should read"),  # not sorted
+    (titles_tool(lambda: 1 / 0), "ZeroDivisionError"),
+    (titles_tool(lambda: sys.exit()), "sys.exit()"),
+])
+def test_titles_tool_wrong(said, answer, because):
+    check_titles_tool(answer, NOTES)
+    assert because in said("8.1")
+
+
+def test_titles_tool_with_an_argument_and_hostile_results(said):
+    @tool
+    def note_titles(folder: str) -> str:
+        "One line per note.\n\n        Args:\n            folder: where the notes are\n        "
+        return RIGHT
+
+    check_titles_tool(note_titles, NOTES)
+    assert "should take no arguments" in said("8.1")
+    for hostile in (AlwaysEqual(), Broken(), LoudStr("nothing like the titles")):
+        check_titles_tool(titles_tool(lambda hostile=hostile: hostile), NOTES)
+        assert said("8.1").startswith("not yet: ")
+    check_titles_tool(AlwaysEqual(), NOTES)
+    assert "should be a tool" in said("8.1")
+
+
+def test_titles_tool_on_an_empty_folder(said, tmp_path):
+    check_titles_tool(titles_tool(lambda: ""), tmp_path)
+    assert "has no .md notes" in said("8.1")
+
+
+# 8.2: the largest K within a budget
+
+C1, D, BUDGET = 486, 48.5, 5000
+
+
+def by_loop():
+    K = 1
+    while predicted_total(K + 1, C1, D) <= BUDGET:
+        K += 1
+    return K
+
+
+def by_formula():
+    # D K²/2 + (C1 − D/2) K − BUDGET = 0, the positive root, rounded down
+    a, b = D / 2, C1 - D / 2
+    return math.floor((-b + math.sqrt(b * b + 4 * a * BUDGET)) / (2 * a))
+
+
+@pytest.mark.parametrize("answer", [7, by_loop(), by_formula(), 7.0, np.int64(7),
+                                    max(K for K in range(1, 100) if K * C1 + D * K * (K - 1) / 2 <= BUDGET)])
+def test_largest_K_right(said, answer):
+    assert predicted_total(7, C1, D) <= BUDGET < predicted_total(8, C1, D)
+    check_largest_K(answer, C1, D, BUDGET)
     assert said() == "exercise 8.2: correct: K = 7 calls read Z = 4,420 ≤ 5,000 tokens; K = 8 would read 5,246\n"
 
 
-def test_half_time(said):
-    p, d, r = 0.905, 0.9, 1
-    plain, checked = math.floor(n50(p)), math.floor(n50(step_success(p, d, r)))
-    assert (plain, checked) == (6, 38)
-    for answer in [(..., ...), (7, 38), (6.0, 38), (6, ...), (6, 39), (6, 37), (6, 6), ("6", 38)]:
-        check_half_time(*answer, p, d, r)
-        assert said().startswith("exercise 8.3: not yet: ")
-    check_half_time(1, 1, 1.0, d, r)
-    assert said().startswith("exercise 8.3: not yet: p = 1.0")
-    check_half_time(6, 38, p, d, r)
+@pytest.mark.parametrize("answer, because", [
+    (..., "is still ..."),
+    (0, "one call (K = 1)"),
+    (-1, "one call (K = 1)"),
+    (6, "K = 7 still fits"),
+    (8, "over the budget"),  # the first K that does not fit
+    (BUDGET // C1, "over the budget"),  # ignoring the growth: 10 calls
+    (7.5, "whole number"),
+    ("7", "should be a number"),
+    (True, "should be a number"),
+])
+def test_largest_K_wrong(said, answer, because):
+    check_largest_K(answer, C1, D, BUDGET)
+    assert because in said("8.2")
+
+
+@pytest.mark.parametrize("hostile", [*HOSTILE, LyingInt(9)])
+def test_largest_K_hostile(said, hostile):
+    check_largest_K(hostile, C1, D, BUDGET)
+    assert said("8.2").startswith("not yet: ")
+
+
+# 8.3: the longest task done half the time, with the measured p
+
+P, DELTA, R = 0.905, 0.9, 1
+
+
+def test_the_numbers_of_8_3():
+    assert (math.floor(n50(P)), math.floor(n50(step_success(P, DELTA, R)))) == (6, 38)
+
+
+def longest(q):
+    n = 0
+    while q ** (n + 1) >= 0.5:
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("answer", [
+    (6, 38),
+    (longest(P), longest(step_success(P, DELTA, R))),
+    (int(math.log(2) / -math.log(P)), int(math.log(0.5) / math.log(step_success(P, DELTA, R)))),
+    (6.0, 38.0),
+    (np.int64(6), np.int64(38)),
+])
+def test_half_time_right(said, answer):
+    check_half_time(*answer, P, DELTA, R)
     assert said() == "exercise 8.3: correct: p = 0.905: 6 steps unchecked; q = 0.9824 with the check: 38 steps\n"
+
+
+@pytest.mark.parametrize("answer, because", [
+    ((..., ...), "is still ..."),
+    ((7, 38), "n_unchecked = 7"),  # rounded up
+    ((6, ...), "is still ..."),
+    ((6, 39), "n_checked = 39"),
+    ((6, 37), "n_checked = 37"),
+    ((6, 6), "n_checked = 6"),  # the checked step forgotten
+    ((6.6, 38), "whole number"),  # n₅₀ itself, not rounded down
+    (("6", 38), "should be a number"),
+    ((-6, 38), "0 or more"),
+])
+def test_half_time_wrong(said, answer, because):
+    check_half_time(*answer, P, DELTA, R)
+    assert because in said("8.3")
+
+
+def test_half_time_with_a_p_of_one(said):
+    check_half_time(1, 1, 1.0, DELTA, R)
+    assert said("8.3").startswith("not yet: p = 1.0")
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_half_time_hostile(said, hostile):
+    for answer in ((hostile, 38), (6, hostile)):
+        check_half_time(*answer, P, DELTA, R)
+        assert said("8.3").startswith("not yet: ")
+
+
+# the quiz
+
+
+@pytest.mark.parametrize("question", sorted(QUIZ))
+def test_quiz_right_wrong_and_hostile(capsys, question):
+    def line():
+        out = capsys.readouterr().out
+        assert out.count("\n") == 1, out
+        return out
+
+    key = QUIZ[question]
+    for style in (key.answer, key.answer.upper(), f"{key.answer})", f"  {key.answer.upper()}  "):
+        quiz(question, style)
+        assert line().startswith(f"quiz {question}: correct: ({key.answer})")
+    for letter in key.wrong:
+        quiz(question, letter)
+        assert line() == f"quiz {question}: not yet: ({letter}) is not it: {key.wrong[letter]}\n"
+    for hostile in (..., AlwaysEqual(), Broken(), LoudStr("q"), LyingInt(1), "e", "a, b"):
+        quiz(question, hostile)
+        assert line().startswith(f"quiz {question}: not yet: ")

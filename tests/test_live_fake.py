@@ -25,8 +25,8 @@ MUST_SHOW = {
     "05_research_kl.ipynb": ["D_KL(0.5‖0.7) = 0.126 bits", "D_KL(0.7‖0.5) = 0.119 bits",
                              "the answer's numbers came from the tool", "articles read whole: 0 of 10",
                              "this run never read mutual-information"],
-    "08_capstone.ipynb": ["tools called, in order: list_notes", "this model made K = 5 calls, not the 9 the policy plans",
-                          "exercise 8.2: correct: K = 7 calls"],
+    # (exercise 8.2's reference solution, checked with this model's c1 and d, fails the run loudly if it is wrong)
+    "08_capstone.ipynb": ["tools called, in order: list_notes", "this model made K = 5 calls, not the 9 the policy plans"],
 }
 
 

@@ -1,7 +1,7 @@
 """Every lesson imports what it uses from `teachagent` itself, the same way, and only names it exports.
 
 The other imports a lesson may have are the checks of its own exercises,
-`from teachagent.exercises.lessonN import ...`, and the course's reveal and quiz,
+`from teachagent.exercises.lessonN import ...`, and the exercise machinery's
 `from teachagent.exercises import quiz, solution`.
 """
 
@@ -39,12 +39,12 @@ def test_a_lesson_imports_only_from_the_package_itself(notebook):
     assert imports, f"{notebook.name} imports nothing from teachagent"
     own_checks = f"teachagent.exercises.lesson{int(notebook.name[:2])}"
     for node in imports:
-        assert isinstance(node, ast.ImportFrom), ast.unparse(node)
+        assert isinstance(node, ast.ImportFrom) and node.module in ("teachagent", "teachagent.exercises", own_checks), \
+            ast.unparse(node)
+        if node.module == own_checks:
+            continue
         if node.module == "teachagent.exercises":
             assert {a.name for a in node.names} <= {"quiz", "solution"}, ast.unparse(node)
-            continue
-        assert node.module in ("teachagent", own_checks), ast.unparse(node)
-        if node.module == own_checks:
             continue
         missing = [a.name for a in node.names if a.name not in teachagent.__all__]
         assert not missing, f"{notebook.name} imports {missing}, which teachagent does not export"

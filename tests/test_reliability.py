@@ -262,8 +262,8 @@ def test_step_success_rejects_a_bad_p(value):
 
 
 @pytest.mark.parametrize("value", BAD_PROBABILITIES, ids=repr)
-def test_step_success_rejects_a_bad_d(value):
-    with pytest.raises(ValueError, match=message("d must be a number between 0 and 1", value)):
+def test_step_success_rejects_a_bad_delta(value):
+    with pytest.raises(ValueError, match=message("delta must be a number between 0 and 1", value)):
         step_success(0.5, value, 1)
 
 
@@ -306,23 +306,23 @@ def test_n50_approx_rejects_q_outside_the_open_interval(value):
         (dict(n=0), "n must be a whole number between 1 and 1,000,000, got 0"),
         (dict(n=2.0), "n must be a whole number between 1 and 1,000,000, got 2.0"),
         (dict(p=1.5), "p must be a number between 0 and 1, got 1.5"),
-        (dict(d=math.nan), "d must be a number between 0 and 1, got nan"),
+        (dict(delta=math.nan), "delta must be a number between 0 and 1, got nan"),
         (dict(r=-1), "r must be a whole number between 0 and 10,000, got -1"),
     ],
 )
 def test_simulate_rejects_bad_input(kwargs, expected):
-    args = dict(p=0.9, d=0.9, r=2, n=5, trials=100) | kwargs
+    args = dict(p=0.9, delta=0.9, r=2, n=5, trials=100) | kwargs
     with pytest.raises(ValueError, match=re.escape(expected)):
         simulate(**args)
 
 
 @pytest.mark.parametrize(
     "kwargs",
-    [dict(p=1.5), dict(d=-0.1), dict(r=-1), dict(n=0), dict(runs=0)],
-    ids=["p=1.5", "d=-0.1", "r=-1", "n=0", "runs=0"],
+    [dict(p=1.5), dict(delta=-0.1), dict(r=-1), dict(n=0), dict(runs=0)],
+    ids=["p=1.5", "delta=-0.1", "r=-1", "n=0", "runs=0"],
 )
 def test_run_flaky_agents_rejects_bad_input(kwargs):
-    args = dict(p=0.9, d=0.9, r=2, n=3, runs=5) | kwargs
+    args = dict(p=0.9, delta=0.9, r=2, n=3, runs=5) | kwargs
     with pytest.raises(ValueError, match=f"{next(iter(kwargs))} must be"):
         run_flaky_agents(**args)
 
@@ -647,7 +647,7 @@ def test_the_default_range_has_a_floor_a_cap_and_makes_room_for_n():
 
 
 EXPLORER_REPR = (
-    "SuccessExplorer(p=0.9, d=0.9, r=2, n=20: q = 0.98829, task success qⁿ = 0.790 "
+    "SuccessExplorer(p=0.9, δ=0.9, r=2, n=20: q = 0.98829, task success qⁿ = 0.790 "
     "(unchecked pⁿ = 0.122), n₅₀ = 58.8, ⌊n₅₀⌋ = 58)"
 )
 
@@ -673,19 +673,30 @@ def test_explorer_sliders_update_the_readout_the_repr_and_the_plot():
 
     explorer.r.value = 0
     assert "q = 0.90000" in explorer.readout.value and "n₅₀ = 6.6" in explorer.readout.value
-    explorer.d.value = 1.0
+    explorer.delta.value = 1.0
     explorer.r.value = 5
     q = step_success(0.9, 1.0, 5)
     assert f"q = {q:.5f}" in repr(explorer)
     explorer.p.value = 0.99
-    assert repr(explorer).startswith("SuccessExplorer(p=0.99, d=1, r=5, n=50:")
+    assert repr(explorer).startswith("SuccessExplorer(p=0.99, δ=1, r=5, n=50:")
     assert not plt.get_fignums()  # every drawn figure was closed
 
 
 def test_explorer_with_the_largest_sliders_does_not_fail():
-    explorer = SuccessExplorer(p=0.999, d=1.0, r=5, n=200)
+    explorer = SuccessExplorer(p=0.999, delta=1.0, r=5, n=200)
     assert "n₅₀ =" in repr(explorer)
     assert bytes(explorer.plot.value).startswith(b"\x89PNG")
+
+
+def test_explorer_title_rounds_a_slider_value_and_the_line_for_n_has_a_legend_entry(monkeypatch):
+    drawn = []
+    monkeypatch.setattr(plt.Figure, "savefig", lambda figure, *args, **kwargs: drawn.append(figure.axes[0]))
+    explorer = SuccessExplorer()
+    explorer.p.value = 0.9500000000000001  # what a float slider stepping by 0.001 can hold
+    ax = drawn[-1]
+    assert ax.get_title() == "p = 0.95, δ = 0.9; dotted lines: n₅₀"
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels[-1] == "your task: n = 20 steps" and len(labels) == 3
 
 
 def test_explorer_mimebundle():

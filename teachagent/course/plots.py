@@ -55,31 +55,33 @@ def plot_cumulative(run: Run, ax: Any = None) -> Any:
 N_MAX_CAP = 1000  # the longest x axis task_length_range picks: longer n₅₀ are named in the legend, not drawn
 
 
-def task_length_range(p: float, d: float, r: int, n: int = 1) -> int:
+def task_length_range(p: float, delta: float, r: int, n: int = 1) -> int:
     """How far the x axis of `plot_task_success` should reach: 1.2 × the larger n₅₀ (checked
     or not), so that both n₅₀ lines are in view, and 1.2 × n, so that a task of n steps is.
 
     At least 10 steps; the n₅₀ part at most N_MAX_CAP, since a step that almost never fails
     has an n₅₀ in the millions.
     """
-    halves = [n50(q) for q in (p, step_success(p, d, r)) if 0 < q < 1]
+    halves = [n50(q) for q in (p, step_success(p, delta, r)) if 0 < q < 1]
     longest = min(math.ceil(1.2 * max(halves, default=0)), N_MAX_CAP)
     return max(10, longest, math.ceil(1.2 * n))
 
 
-def plot_task_success(p: float, d: float, r: int, n_max: int | None = None, ax: Any = None) -> Any:
-    """Task success over task length n, with and without the check, and both n₅₀ marked.
+def plot_task_success(p: float, delta: float, r: int, n_max: int | None = None, ax: Any = None) -> Any:
+    """Task success over task length n, with and without the check (catch chance δ = `delta`),
+    and both n₅₀ marked.
 
-    `n_max` (the last n drawn) defaults to `task_length_range(p, d, r)`, which keeps both
+    `n_max` (the last n drawn) defaults to `task_length_range(p, delta, r)`, which keeps both
     n₅₀ in view. An n₅₀ beyond n_max is not drawn; its legend entry says so.
     """
     import matplotlib.pyplot as plt
 
-    n_max = task_length_range(p, d, r) if n_max is None else n_max
+    n_max = task_length_range(p, delta, r) if n_max is None else n_max
     check_number("n_max", n_max, whole=True, at_least=1, at_most=10_000)
     ax = ax or plt.subplots(figsize=(6, 3.2))[1]
     ns = range(1, n_max + 1)
-    for label, q in (("no check (q = p)", p), (f"checked, r = {r} (q = {step_success(p, d, r):.4f})", step_success(p, d, r))):
+    checked = step_success(p, delta, r)
+    for label, q in (("no check (q = p)", p), (f"checked, r = {r} (q = {checked:.4f})", checked)):
         if 0 < q < 1:
             label += f": n₅₀ = {n50(q):,.1f}" + ("" if n50(q) <= n_max else ", beyond this plot")
         line = ax.plot(ns, [task_success(q, n) for n in ns], label=label)[0]
@@ -89,6 +91,6 @@ def plot_task_success(p: float, d: float, r: int, n_max: int | None = None, ax: 
     ax.set_xlabel("task length n (steps)")
     ax.set_ylabel("P(task succeeds)")
     ax.set_ylim(0, 1.02)
-    ax.set_title(f"p = {p}, d = {d}; dotted lines: n₅₀")
+    ax.set_title(f"p = {p:g}, δ = {delta:g}; dotted lines: n₅₀")  # :g, so a slider's 0.9500000000000001 reads 0.95
     ax.legend(fontsize=8)
     return ax

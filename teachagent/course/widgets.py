@@ -2,7 +2,7 @@
 
 - `play(agent, task)`: you are the model. The loop runs on a helper thread and waits for
   the Send button, so the kernel stays free to receive the click.
-- `SuccessExplorer`: sliders for p, d, r and n over the reliability formulas.
+- `SuccessExplorer`: sliders for p, δ, r and n over the reliability formulas.
 
 (The step viewer, `StepViewer`, lives with the static view of a run in viz.py.)
 ipywidgets and matplotlib are imported only when a widget is made.
@@ -120,31 +120,31 @@ def play(agent: Any, task: str) -> Session:
 
 
 class SuccessExplorer:
-    """Sliders for p, d, r and n, with q, qⁿ, n₅₀ and the success curve updated as they move.
+    """Sliders for p, δ (`delta`), r and n, with q, qⁿ, n₅₀ and the success curve updated as they move.
 
     Outside a widget-aware frontend it shows its numbers as text; draw the static curve
     with `plot_task_success` for such renderers.
     """
 
-    def __init__(self, p: float = 0.9, d: float = 0.9, r: int = 2, n: int = 20) -> None:
+    def __init__(self, p: float = 0.9, delta: float = 0.9, r: int = 2, n: int = 20) -> None:
         import ipywidgets as widgets
 
         self.p = widgets.FloatSlider(value=p, min=0.5, max=0.999, step=0.001, readout_format=".3f", description="p")
-        self.d = widgets.FloatSlider(value=d, min=0.0, max=1.0, step=0.01, description="d")
+        self.delta = widgets.FloatSlider(value=delta, min=0.0, max=1.0, step=0.01, description="δ")
         self.r = widgets.IntSlider(value=r, min=0, max=5, description="r (retries)")
         self.n = widgets.IntSlider(value=n, min=1, max=200, description="n (steps)")
         self.readout = widgets.HTML()
         self.plot = widgets.Image(format="png")  # a picture, not captured output: same in every frontend
-        for slider in (self.p, self.d, self.r, self.n):
+        for slider in (self.p, self.delta, self.r, self.n):
             slider.observe(lambda change: self._draw(), names="value")
-        self.widget = widgets.VBox([widgets.HBox([self.p, self.d]), widgets.HBox([self.r, self.n]), self.readout, self.plot])
+        self.widget = widgets.VBox([widgets.HBox([self.p, self.delta]), widgets.HBox([self.r, self.n]), self.readout, self.plot])
         self._draw()
 
     def summary(self) -> str:
-        q = step_success(self.p.value, self.d.value, self.r.value)
+        q = step_success(self.p.value, self.delta.value, self.r.value)
         half = f"{n50(q):.1f}, ⌊n₅₀⌋ = {floor_n50(q)}" if 0 < q < 1 else "∞"
         return (
-            f"p={self.p.value:g}, d={self.d.value:g}, r={self.r.value}, n={self.n.value}: q = {q:.5f}, "
+            f"p={self.p.value:g}, δ={self.delta.value:g}, r={self.r.value}, n={self.n.value}: q = {q:.5f}, "
             f"task success qⁿ = {task_success(q, self.n.value):.3f} (unchecked pⁿ = {self.p.value ** self.n.value:.3f}), "
             f"n₅₀ = {half}"
         )
@@ -159,9 +159,11 @@ class SuccessExplorer:
 
         self.readout.value = self.summary()
         figure, ax = plt.subplots(figsize=(6, 3.2))
-        n_max = task_length_range(self.p.value, self.d.value, self.r.value, self.n.value)  # both n₅₀ and n in view
-        plot_task_success(self.p.value, self.d.value, self.r.value, n_max=n_max, ax=ax)
-        ax.axvline(self.n.value, color="black", linewidth=0.8)
+        p, delta, r, n = self.p.value, self.delta.value, self.r.value, self.n.value
+        n_max = task_length_range(p, delta, r, n)  # both n₅₀ and n in view
+        plot_task_success(p, delta, r, n_max=n_max, ax=ax)
+        ax.axvline(n, color="black", linewidth=0.8, label=f"your task: n = {n} steps")
+        ax.legend(fontsize=8)  # again, so that the line for n has its entry too
         figure.tight_layout()
         png = io.BytesIO()
         figure.savefig(png, format="png")

@@ -1,24 +1,24 @@
-"""Checks for the exercises of notebooks/06_cost.ipynb: what the loop costs.
+"""Checks for the exercises and the quiz of notebooks/06_cost.ipynb: what the loop costs.
 
 Each check makes its own scripted research runs, the same ones the lesson makes, so it
-knows the right answer whatever the notebook's variables hold.
+knows the right answer whatever the notebook's variables hold. Learners' values are read
+as plain numbers and text (`number`, `whole`, `text`) before anything is compared.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from functools import cache
-from numbers import Integral
 from typing import Any
 
 from ..cost import cached_usages, fitted_d, run_cost
 from ..research.corpus import Library, load_corpus
 from ..research.researcher import QUESTION, research_agent
 from ..trace import Run
-from . import check, expect, filled, number
+from . import Question, check, close, expect, number, text, whole
 
 OPUS = "claude-opus-5-5"
+SAVERS = {"excerpts": "excerpts", "excerpt": "excerpts", "caching": "caching", "cache": "caching"}
 
 
 @cache
@@ -36,15 +36,15 @@ def check_six_articles(prediction: Any) -> None:
         measured = research_run("everything", 6).Z
         off = (predicted - measured) / measured
         expect(abs(off) < 0.05, f"your prediction {predicted:,.0f} is more than 5 % too {'high' if off > 0 else 'low'}: "
-                                "check K, c₁ and d")
+                                "check K (six articles are how many calls?), c₁ and d")
         return f"predicted {predicted:,.0f}, measured {measured:,} ({off:+.1%})"
 
     check("6.1", test)
 
 
 def check_opus(plain: Any, cached: Any, excerpt: Any, saves_more: Any) -> None:
-    """6.2: the Opus 5.5 price of read-everything, with and without caching, and of the excerpt run;
-    and which saves more dollars, caching or excerpts."""
+    """6.2: the Opus 5.5 price of read-everything, with and without caching, and of the excerpt run, each to
+    the cent or better; and which saves more dollars, caching or excerpts (case and spaces do not matter)."""
 
     def test() -> str:
         everything = research_run("everything")
@@ -55,14 +55,16 @@ def check_opus(plain: Any, cached: Any, excerpt: Any, saves_more: Any) -> None:
         }
         what = {"plain": "the read-everything run without caching", "cached": "the read-everything run with caching",
                 "excerpt": "the excerpt run without caching"}
+        got = {}
         for name, value in (("plain", plain), ("cached", cached), ("excerpt", excerpt)):
-            expect(math.isclose(number(value, name), right[name], rel_tol=1e-3),
-                   f"`{name}` = ${value:.4f} is not what {what[name]} costs on {OPUS}")
-        answer = filled(saves_more, "saves_more")
-        expect(answer in ("caching", "excerpts"), f"`saves_more` should be 'caching' or 'excerpts', not {answer!r}")
+            got[name] = number(value, name)
+            expect(close(got[name], right[name], rel=1e-3, abs=0.005),  # to the cent: within half a cent
+                   f"`{name}` = ${got[name]:.4f} is not what {what[name]} costs on {OPUS}")
+        answer = text(saves_more, "saves_more").strip().lower()
+        expect(answer in SAVERS, f"`saves_more` should be 'caching' or 'excerpts', not {answer[:40]!r}")
         winner = "excerpts" if right["excerpt"] < right["cached"] else "caching"
-        expect(answer == winner, f"`saves_more` = {answer!r}: compare the savings, plain − cached and plain − excerpt")
-        return (f"plain ${plain:.4f}, cached ${cached:.4f}, excerpt ${excerpt:.4f}: "
+        expect(SAVERS[answer] == winner, f"`saves_more` = {answer!r}: compare the savings, plain − cached and plain − excerpt")
+        return (f"plain ${right['plain']:.4f}, cached ${right['cached']:.4f}, excerpt ${right['excerpt']:.4f}: "
                 f"{winner} {'save' if winner == 'excerpts' else 'saves'} more")
 
     check("6.2", test)
@@ -74,21 +76,45 @@ def quadratic_wins(K: int, c1: float, d: float) -> bool:
 
 
 def check_crossover(crossover: Callable[[float, float], Any]) -> None:
-    """6.3: `crossover(c1, d)` is the smallest K with d K(K-1)/2 > K c1, tried on the excerpt run and a few more."""
+    """6.3: `crossover(c1, d)` is the smallest K with d K(K-1)/2 > K c1, tried on the excerpt run and a few more (d > 0)."""
 
     def test() -> str:
         sizes = research_run("excerpt").context_sizes
         c1, d = sizes[0], fitted_d(sizes)
         more = [(100, 50), (2000, 1500), (10, 100)]
+        found = []
         for c1_, d_ in [(c1, d), *more]:
             call = f"crossover({c1_}, {d_:g})"
-            K = filled(crossover(c1_, d_), call)
-            expect(isinstance(K, Integral) and not isinstance(K, bool) and int(K) >= 1,
-                   f"{call} returned {K!r}; a number of calls is a whole number, 1 or more")
+            K = whole(crossover(c1_, d_), call)
+            expect(K >= 1, f"{call} returned {K}; a number of calls is 1 or more")
             expect(quadratic_wins(K, c1_, d_), f"{call} = {K}, but at K = {K} the quadratic term is not above the linear one yet")
             expect(K == 1 or not quadratic_wins(K - 1, c1_, d_),
                    f"{call} = {K}, but the quadratic term is already above the linear term at K = {K - 1}: find the smallest K")
-        return (f"c₁ = {c1}, d = {d:.0f}: the quadratic term leads from K = {crossover(c1, d)} calls on, "
-                f"and the excerpt run stops at K = {len(sizes)}; right on {len(more)} more (c₁, d) too")
+            found.append(K)
+        return (f"c₁ = {c1}, d = {d:.0f}: the quadratic term leads from K = {found[0]} calls on, "
+                f"and the excerpt run stops at K = {len(sizes)}; right on {len(more)} more (c₁, d) too, "
+                f"such as (100, 50), where 2c₁/d is whole and K = {found[1]}")
 
     check("6.3", test)
+
+
+QUIZ = {
+    "6.1": Question(
+        answer="c",
+        right="when c₁ is small, Z ≈ d K²/2, and (3K)² = 9 K²: three times the calls read about nine times the tokens",
+        wrong={"a": "that would hold if every call read the same context; here each call also rereads all the earlier ones",
+               "b": "Z grows like K², not like K(K+1)/2 over K: with c₁ small, (3K)²/K² = 9"},
+    ),
+    "6.2": Question(
+        answer="b",
+        right="caching leaves every c_k as it was; the repeated prefix is billed at the cache-read rate, a tenth or less",
+        wrong={"a": "the model still reads its whole context at every call; the cache changes what a token costs, not how many",
+               "c": "the context grows exactly as before: caching is a billing and speed matter, not a change to c_k"},
+    ),
+    "6.3": Question(
+        answer="b",
+        right="the main agent is still a loop whose context grows each call, so its Z stays quadratic, with a much smaller d",
+        wrong={"a": "the main context still grows by each helper's report; only the helpers' separate runs add up linearly",
+               "c": "each helper starts from a fresh, short context and reads one article: their total grows linearly"},
+    ),
+}

@@ -1,90 +1,132 @@
-"""Checks for the exercises of notebooks/07_reliability.ipynb: how often a long task succeeds.
+"""Checks for the exercises and the quiz of notebooks/07_reliability.ipynb: how often a long task succeeds.
 
 Also `compare_guess`, for the lesson's "predict, then run": a guess beside the computed
-value, in one line.
+value, in one line. Each check reads the learner's values as plain numbers (`number`,
+`whole`) before comparing, and accepts any answer within the precision its exercise
+states (0.00001), so a rounding difference is named as one, not as a wrong method.
 """
 
 from __future__ import annotations
 
-import math
-from numbers import Integral, Real
 from typing import Any
 
 from ..reliability import step_success, task_success
-from . import check, expect, filled, number
+from . import NotYet, Question, check, close, describe, expect, filled, number, whole
 
-
-def is_number(value: Any) -> bool:
-    return isinstance(value, Real) and not isinstance(value, bool)
+PRECISION = 1e-5  # what the statements of 7.1–7.3 promise: "within 0.00001"
 
 
 def yes_or_no(value: Any, name: str) -> bool:
-    """`value` if it is True or False; otherwise "not yet"."""
+    """`value` if it is True or False (not 1, not "yes"); otherwise "not yet"."""
     value = filled(value, name)
-    expect(isinstance(value, bool), f"`{name}` should be True or False, not {value!r}")
-    return value
+    expect(type(value) is bool, f"`{name}` should be True or False, not {describe(value)}")
+    return value is True
+
+
+def near(got: float, want: float, name: str, method_hint: str) -> None:
+    """Within PRECISION of `want`; just outside it is a rounding difference, further a wrong method."""
+    if close(got, want, abs=PRECISION):
+        return
+    if close(got, want, abs=5e-4):  # within rounding to three decimals
+        raise NotYet(f"`{name}` = {got} is close to the right value, but not within 0.00001: "
+                     "keep more decimals (let Python compute it instead of rounding)")
+    raise NotYet(f"`{name}` = {got:.5f}: {method_hint}")
 
 
 def compare_guess(guess: Any, computed: float) -> None:
     """Print one line: a guessed chance beside the computed one, or that there is no guess yet."""
     if guess is Ellipsis:
         print("no guess yet: write your guess in place of the ... above, run that cell, then this one")
-    elif not is_number(guess) or not 0 <= guess <= 1:
-        print(f"your guess {guess!r} is not a chance between 0 and 1 (write 0.5 for 50 %)")
-    else:
-        gap = computed - guess
-        side = "close" if abs(gap) < 0.05 else f"{abs(gap) * 100:.0f} percentage points {'higher' if gap > 0 else 'lower'}"
-        print(f"you guessed {guess:.0%}; the formula gives {computed:.1%}: {side}")
+        return
+    try:
+        value = number(guess, "your guess")
+    except NotYet:
+        value = -1.0
+    if not 0 <= value <= 1:
+        print(f"your guess {describe(guess)} is not a chance between 0 and 1 (write 0.5 for 50 %)")
+        return
+    gap = computed - value
+    side = "close" if abs(gap) < 0.05 else f"{abs(gap) * 100:.0f} percentage points {'higher' if gap > 0 else 'lower'}"
+    print(f"you guessed {value:.0%}; the formula gives {computed:.1%}: {side}")
 
 
 def check_q_by_hand(q_by_hand: Any) -> None:
-    """7.1: q for p = 0.95, d = 0.8, r = 1, written out term by term."""
+    """7.1: q for p = 0.95, δ = 0.8, r = 1, written out path by path."""
 
     def test() -> str:
         q = number(q_by_hand, "q_by_hand")
-        p, d = 0.95, 0.8
-        expect(math.isclose(q, step_success(p, d, 1), abs_tol=1e-5),
-               f"q_by_hand = {q:.5f}: add term k = 0 (the first attempt succeeds) and term k = 1 "
-               "(it fails, the check catches it, the retry succeeds)")
-        return f"q = {p} + {p * (1 - p) * d:.3f} = {q:.4f}"
+        p, delta = 0.95, 0.8
+        near(q, step_success(p, delta, 1), "q_by_hand",
+             "add path k = 0 (the first attempt is right) and path k = 1 "
+             "(it is wrong, the check notices, the retry is right)")
+        return f"q = {p} + {p * (1 - p) * delta:.3f} = {q:.4f}"
 
     check("7.1", test)
 
 
 def check_retries(r_needed: Any, q_unlimited: Any) -> None:
-    """7.2: the fewest retries r with q ≥ 0.985 for p = d = 0.9, and q with unlimited retries."""
+    """7.2: the fewest retries r with q ≥ 0.985 for p = δ = 0.9, and q with unlimited retries."""
 
     def test() -> str:
-        p = d = 0.9
-        r = filled(r_needed, "r_needed")
-        expect(isinstance(r, Integral) and not isinstance(r, bool) and int(r) >= 0,
-               f"`r_needed` should be a whole number of retries, 0 or more, not {r!r}")
-        q = step_success(p, d, r)
+        p = delta = 0.9
+        r = whole(r_needed, "r_needed")
+        expect(0 <= r <= 10_000, f"`r_needed` = {r}: a number of retries is 0 or more")
+        q = step_success(p, delta, r)
         expect(q >= 0.985, f"r = {r} gives q = {q:.5f}, below 0.985")
-        expect(r == 0 or step_success(p, d, r - 1) < 0.985, f"r = {r} is enough, but so is r = {r - 1}: find the fewest")
-        limit = p / (1 - (1 - p) * d)
-        expect(math.isclose(number(q_unlimited, "q_unlimited"), limit, abs_tol=1e-5),
-               f"q_unlimited = {q_unlimited:.5f}: sum p ((1 − p) d)^k over every k = 0, 1, 2, ... (a geometric series)")
+        expect(r == 0 or step_success(p, delta, r - 1) < 0.985, f"r = {r} is enough, but so is r = {r - 1}: find the fewest")
+        limit = p / (1 - (1 - p) * delta)
+        near(number(q_unlimited, "q_unlimited"), limit, "q_unlimited",
+             "sum p ((1 − p) δ)^k over every k = 0, 1, 2, ... (a geometric series)")
         return (f"r = {r} gives q = {q:.5f}; unlimited retries give only {limit:.5f} < 0.99, "
-                "because a failure that slips past the check is final")
+                "because a failure the check misses is final")
 
     check("7.2", test)
 
 
 def check_fifty_steps(q_required: Any, unchecked_enough: Any, checked_enough: Any) -> None:
     """7.3: the q a 50-step task needs to succeed 90 % of the time, and whether p = 0.99 reaches it,
-    without a check and with d = 0.9, r = 2."""
+    without a check and with δ = 0.9, r = 2."""
 
     def test() -> str:
         n, needed = 50, 0.9
         q_min = number(q_required, "q_required")
-        expect(math.isclose(q_min, needed ** (1 / n), abs_tol=1e-5), f"q_required = {q_min:.5f}, but its 50th power is not 0.9")
+        near(q_min, needed ** (1 / n), "q_required", "its 50th power is not 0.9: take the power 1/50 of 0.9")
+        q_min = needed ** (1 / n)  # judge the two verdicts against the exact requirement
         unchecked, checked = step_success(0.99, 0, 0), step_success(0.99, 0.9, 2)
-        expect(yes_or_no(unchecked_enough, "unchecked_enough") == (unchecked >= q_min),
-               f"`unchecked_enough` = {unchecked_enough}: compare the unchecked step's q (p itself) with q_required")
-        expect(yes_or_no(checked_enough, "checked_enough") == (checked >= q_min),
-               f"`checked_enough` = {checked_enough}: compare the checked step's q with q_required")
+        mine = yes_or_no(unchecked_enough, "unchecked_enough")
+        expect(mine == (unchecked >= q_min),
+               f"`unchecked_enough` = {mine}: compare the unchecked step's q (p itself) with q_required")
+        theirs = yes_or_no(checked_enough, "checked_enough")
+        expect(theirs == (checked >= q_min), f"`checked_enough` = {theirs}: compare the checked step's q with q_required")
         return (f"q ≥ {q_min:.5f}; without the check q = {unchecked:.5f}, {task_success(unchecked, n):.3f} over {n} steps; "
                 f"with it q = {checked:.5f}, {task_success(checked, n):.3f}")
 
     check("7.3", test)
+
+
+QUIZ = {
+    "7.1": Question(
+        answer="b",
+        right="with δ = 0 no failure is ever noticed, so no retry is ever made: only the path k = 0 is left, q = p",
+        wrong={"a": "a retry happens only after the check notices a failure, and with δ = 0 it never does",
+               "c": "a retry can only follow a failure the check noticed; with δ = 0 none happens, so q stays p"},
+    ),
+    "7.2": Question(
+        answer="a",
+        right="0.99^60 ≈ 0.547 against 0.98829^60 ≈ 0.494: what decides a long task is 1 − q, however q is reached",
+        wrong={"b": "a check helps only if it brings q above the other agent's; here B's q = 0.98829 is below A's 0.99",
+               "c": "(q_A / q_B)^n grows with n: the gap widens with every step (0.547 against 0.494 at 60)"},
+    ),
+    "7.3": Question(
+        answer="b",
+        right="a run is one draw; K, Z and the outcome vary from run to run, so rates and averages need many runs",
+        wrong={"a": "the next run may take another path, use more steps or run out of budget: one run is one sample",
+               "c": "one run shows what can happen, and it is a real data point; it just cannot show how often"},
+    ),
+    "7.4": Question(
+        answer="b",
+        right="a 95 % interval misses the true value in about 1 experiment of 20: rerun with other seeds, then decide",
+        wrong={"a": "about 1 in 20 such intervals misses even when the formula is exact: one miss is weak evidence",
+               "c": "widening the interval until it fits makes the test say nothing: look for the cause instead"},
+    ),
+}

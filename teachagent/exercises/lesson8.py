@@ -1,44 +1,41 @@
-"""Checks for the exercises of notebooks/08_capstone.ipynb: your own agent.
+"""Checks for the exercises and the quiz of notebooks/08_capstone.ipynb: your own agent.
 
 Also `compare_Z_guess`, for the lesson's "predict, then run": a guessed Z beside the
-measured one, in one line.
+measured one, in one line. Learners' values are read as plain numbers and text (`number`,
+`whole`, `text`) before anything is compared.
 """
 
 from __future__ import annotations
 
 import math
-from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
 from ..cost import predicted_total
-from ..reliability import n50, step_success
+from ..reliability import floor_n50, step_success
 from ..tools import Tool
-from . import check, expect, filled
+from . import NotYet, Question, check, describe, expect, number, text, whole
 
 # The sample notes of lesson 8, shipped inside the package (package data), so the notebook finds them
 # wherever its kernel starts and however teachagent was installed.
 SAMPLE_NOTES = Path(__file__).resolve().parents[1] / "capstone_notes"
 
 
-def whole(value: Any, name: str) -> int:
-    """`value` as an int, unless it is the gap or not a whole number 0 or more."""
-    value = filled(value, name)
-    expect(isinstance(value, Integral) and not isinstance(value, bool) and int(value) >= 0,
-           f"`{name}` should be a whole number, 0 or more, not {value!r}")
-    return int(value)
-
-
 def compare_Z_guess(guess: Any, measured: int) -> None:
     """Print one line: a guessed Z beside the measured one, or that there is no guess yet."""
     if guess is Ellipsis:
         print("no guess yet: write your guess in place of the ... above, run that cell, then this one")
-    elif not isinstance(guess, Real) or isinstance(guess, bool) or guess <= 0:
-        print(f"your guess {guess!r} is not a number of tokens (write a whole number, such as 3000)")
-    else:
-        off = (float(guess) - measured) / measured
-        side = "close" if abs(off) < 0.1 else f"{abs(off):.0%} too {'high' if off > 0 else 'low'}"
-        print(f"you guessed Z = {guess:,.0f} tokens; the run measured Z = {measured:,}: {side}")
+        return
+    try:
+        value = number(guess, "your guess")
+    except NotYet:
+        value = -1.0
+    if not 0 < value < math.inf:
+        print(f"your guess {describe(guess)} is not a number of tokens (write a whole number, such as 3000)")
+        return
+    off = (value - measured) / measured
+    side = "close" if abs(off) < 0.1 else f"{abs(off):.0%} too {'high' if off > 0 else 'low'}"
+    print(f"you guessed Z = {value:,.0f} tokens; the run measured Z = {measured:,}: {side}")
 
 
 def expected_titles(folder: str | Path) -> str:
@@ -57,9 +54,9 @@ def check_titles_tool(note_titles: Any, folder: str | Path) -> None:
         expect(isinstance(note_titles, Tool),
                f"`note_titles` should be a tool: put @tool on the line above its `def`, not {type(note_titles).__name__}")
         expect(not note_titles.input_schema.get("required"), "`note_titles` should take no arguments")
-        got = filled(note_titles.fn(), "what note_titles returns")
-        expect(isinstance(got, str), f"a tool must return text, and note_titles returned {type(got).__name__}")
+        got = text(note_titles.fn(), "what note_titles returns")  # a tool's result is text: what the model reads
         wanted = expected_titles(folder)
+        expect(bool(wanted), f"the folder {folder} has no .md notes to list: point NOTES at a folder of notes")
         got_lines, wanted_lines = got.strip().splitlines(), wanted.splitlines()
         expect(len(got_lines) == len(wanted_lines),
                f"note_titles gave {len(got_lines)} lines; the folder has {len(wanted_lines)} notes, one line each")
@@ -85,19 +82,44 @@ def check_largest_K(K_largest: Any, c1: float, d: float, budget: int) -> None:
     check("8.2", test)
 
 
-def check_half_time(n_unchecked: Any, n_checked: Any, p: float, d: float, r: int) -> None:
-    """8.3: the longest task (in steps) done at least half the time with the measured p, without and with a check."""
+def check_half_time(n_unchecked: Any, n_checked: Any, p: float, delta: float, r: int) -> None:
+    """8.3: the longest task (in steps) done at least half the time with the measured p, without and with a
+    check that notices a wrong step with probability δ (`delta`) and retries up to r times."""
 
     def test() -> str:
         expect(0 < p < 1, f"p = {p}: with p = 0 or 1 every task length fails or succeeds; measure p on more runs")
-        q = step_success(p, d, r)
-        plain, checked = math.floor(n50(p)), math.floor(n50(q))
+        q = step_success(p, delta, r)
+        plain, checked = floor_n50(p), floor_n50(q)
         mine = whole(n_unchecked, "n_unchecked")
+        expect(mine >= 0, f"n_unchecked = {mine}: a task has 0 or more steps")
         expect(mine == plain, f"n_unchecked = {mine}: p^{mine} = {p ** mine:.3f}; find the longest n with p^n ≥ 0.5")
         theirs = whole(n_checked, "n_checked")
+        expect(theirs >= 0, f"n_checked = {theirs}: a task has 0 or more steps")
         expect(theirs == checked,
                f"n_checked = {theirs}: with the check q = {q:.4f} and q^{theirs} = {q ** theirs:.3f}; "
                "find the longest n with q^n ≥ 0.5")
         return f"p = {p:.3f}: {plain} steps unchecked; q = {q:.4f} with the check: {checked} steps"
 
     check("8.3", test)
+
+
+QUIZ = {
+    "8.1": Question(
+        answer="a",
+        right="the theorem takes one d for every step; a long note, a calculation or a saved answer add more than the probe saw",
+        wrong={"b": "the theorem is exact whenever every step adds the same d, however long the run: the steps differ here",
+               "c": "tiktoken counts the same text the same way every time; what changed is what the later steps added"},
+    ),
+    "8.2": Question(
+        answer="b",
+        right="a 95 % interval catches the true p in about 95 of 100 experiments; this was one of the others",
+        wrong={"a": "Wilson's interval does what it promises over many experiments: about 1 in 20 misses, as the repeats show",
+               "c": "the reader slips with the same chance on every run; chance alone put this measurement high"},
+    ),
+    "8.3": Question(
+        answer="b",
+        right="0.9^30 ≈ 0.04 because each step fails 10 % of the time: only raising q, with a check and retries, helps",
+        wrong={"a": "a larger budget lets a run go on, but each step is still wrong 10 % of the time: qⁿ stays as it is",
+               "c": "a shorter prompt lowers the cost per call (lesson 6), not the chance that a step goes wrong"},
+    ),
+}

@@ -1,4 +1,3 @@
-# ruff: noqa: F821
 # mypy: ignore-errors
 # (the names come from the notebook, where each section runs)
 # Reference solutions for the exercises of notebooks/04_memory.ipynb (lesson 4: memory).

@@ -1,4 +1,3 @@
-# ruff: noqa: F821
 # mypy: ignore-errors
 # (the names come from the notebook, where each section runs)
 # Reference solutions for the exercises of notebooks/05_research_kl.ipynb (lesson 5: a research agent).
