@@ -168,10 +168,11 @@ def request_bytes(system: str, messages: list[Message], specs: list[dict[str, An
     return len(json.dumps(body, ensure_ascii=False).encode("utf-8", "backslashreplace"))
 
 
-def note_unknown_blocks(run: Run, k: int, response: Response) -> None:
-    """A note on the run for each block of a kind teachagent does not know, kept in the history as it came."""
-    for block in response.unknown_blocks:
-        run.notes.append(f"step {k}: the model wrote a {block.type!r} block, which teachagent does not know; "
+def record(run: Run, step: Step) -> None:
+    """Add `step` to the run, with a note for each block of a kind teachagent does not know (kept as it came)."""
+    run.steps.append(step)
+    for block in step.response.unknown_blocks:
+        run.notes.append(f"step {step.index}: the model wrote a {block.type!r} block, which teachagent does not know; "
                          "it was kept in the history and sent back unchanged")
 
 
@@ -236,29 +237,26 @@ class Agent:
         try:  # whatever fails (a model call, counting, the learner's on_step) ends the run, its record kept
             for k in range(1, self.max_steps + 1):
                 doing = f"counting the context before step {k} failed"
-                if broken := self.budget_broken_by(self.next_read(c_k, messages, handler.specs, used), used.read,
-                                                   used.dollars, used.most_written):
+                if broken := self.budget_broken_by(self.next_read(c_k, messages, handler.specs, used), used):
                     run.outcome = broken
                     return run
                 doing, started = f"the model call at step {k} failed", time.perf_counter()
                 response = checked_reply(self.model.complete(self.system, messages, handler.specs, self.max_tokens))
                 results = [handler(call) for call in response.tool_calls] if response.stop_reason == "tool_use" else []
-                run.steps.append(Step(k, c_k, response, results, time.perf_counter() - started))
+                record(run, Step(k, c_k, response, results, time.perf_counter() - started))
                 used.add(c_k, response.usage, self.price if self.max_dollars is not None else None)
                 for message in [response.to_message(), *([Message("user", results)] if results else [])]:
                     messages.append(message)
                     c_k += message_tokens(message)
-                note_unknown_blocks(run, k, response)
                 doing = f"on_step raised after step {k}"
                 if self.on_step:
                     self.on_step(run.steps[-1], run)
 
                 move = STOPS[response.stop_reason][0]  # continue, answer or end
                 if move == "answer":
-                    run.answer, run.outcome = response.text, "answer"
-                    return run
-                if move == "end" or (response.stop_reason == "tool_use" and not results):
-                    run.outcome = response.stop_reason
+                    run.answer = response.text
+                if move != "continue" or (response.stop_reason == "tool_use" and not results):
+                    run.outcome = "answer" if move == "answer" else response.stop_reason
                     return run
         except KeyboardInterrupt:  # Ctrl-C is the learner's: it stops the run as it always does
             raise
@@ -290,21 +288,22 @@ class Agent:
             return max(c_k, request_bytes(self.system, messages, specs))
         return max(c_k, math.ceil(c_k * used.ratio))
 
-    def budget_broken_by(self, next_read: int, read: int = 0, spent: float = 0.0, longest_reply: int = 0) -> Outcome | None:
+    def budget_broken_by(self, next_read: int, used: Used | None = None) -> Outcome | None:
         """The budget a next call reading `next_read` tokens could break, or None if it may go ahead.
 
-        `read` and `spent` are what the run's calls so far have read and cost. For each call
+        `used` holds what the run's calls so far have read and cost. For each call
         the loop adds what the model reported (the API's count, live) or our count,
         whichever is larger, so the check costs the same at step 1000 as at step 1. The
         reply is counted at `max_tokens`, or at the longest reply the model reported if longer.
         """
+        used = used or Used()
         if self.max_context_tokens is not None and next_read > self.max_context_tokens:
             return "max_context_tokens"
-        if self.max_input_tokens is not None and read + next_read > self.max_input_tokens:
+        if self.max_input_tokens is not None and used.read + next_read > self.max_input_tokens:
             return "max_input_tokens"
         if self.max_dollars is not None:
             assert self.price is not None  # __post_init__ refuses max_dollars without a price
-            if spent + self.price.dollars(Usage(next_read, max(self.max_tokens, longest_reply))) > self.max_dollars:
+            if used.dollars + self.price.dollars(Usage(next_read, max(self.max_tokens, used.most_written))) > self.max_dollars:
                 return "max_dollars"
         return None
 
