@@ -91,7 +91,7 @@ def _run(tool: Tool, tool_input: dict[str, Any]) -> tuple[str, bool]:
     calls `sys.exit` is reported like one that raises; Ctrl-C (KeyboardInterrupt) is the
     learner's, so it still stops the run.
     """
-    outcome = call_within(lambda: tool.fn(**tool_input), tool.timeout)
+    outcome = call_within(tool.fn, tool.timeout, tool_input)
     if outcome is None:
         return f"tool {tool.name!r} did not finish within {tool.timeout:g} s", True
     returned, value = outcome

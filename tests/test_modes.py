@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from fake_anthropic import FakeAnthropic, error_body, message_body, text_block
 
-from teachagent import Message, ScriptedModel, modes, select_model
+from teachagent import Message, ScriptedModel, select_model
 from teachagent.claude import DEFAULT_MODEL, Claude, MissingAPIKey
+from teachagent.course import modes
 from teachagent.course.replay import CassetteError, Player, Recorder, read_cassette
 
 HI = [Message("user", "hi")]
@@ -96,9 +97,9 @@ def test_mode_argument_overrides_the_environment(env):
 
 def test_models_stays_free_of_the_course_machinery():
     """models.py is lesson 1's reading: the Model protocol and the scripted model, nothing about modes."""
-    source = Path(modes.__file__).with_name("models.py").read_text(encoding="utf-8")
+    source = (Path(modes.__file__).parent.parent / "models.py").read_text(encoding="utf-8")
     imported = {node.module for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ImportFrom)}
-    assert imported.isdisjoint({"modes", "replay", "claude"}) and "MODES" not in source
+    assert imported.isdisjoint({"modes", "replay", "claude", "course.modes", "course.replay"}) and "MODES" not in source
 
 
 # --- the cassette ---------------------------------------------------------------------------

@@ -167,7 +167,7 @@ def test_saving_refuses_a_folder_or_a_file_that_is_not_a_run_and_writes_through_
 
 
 def test_a_save_that_fails_half_way_leaves_the_old_file_byte_for_byte(tmp_path, monkeypatch):
-    from teachagent import formats
+    from teachagent.base import formats
 
     path = sample_run().save(tmp_path / "run.json")
     before, inode = path.read_bytes(), path.stat().st_ino
