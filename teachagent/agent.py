@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from .base.display import shorten
 from .base.errors import CourseError, SettingError, check_number
 from .dispatch import Dispatcher
-from .messages import MAX_TOKENS, STOPS, Message, Response, StopReason, ToolCall, Usage
+from .messages import MAX_TOKENS, STOPS, Message, Response, StopReason, ToolCall, ToolResult, Usage
 from .models import Model, TokenCounter
 from .tokens import context_tokens, message_tokens
 from .tools import Tool
@@ -168,6 +168,16 @@ def request_bytes(system: str, messages: list[Message], specs: list[dict[str, An
     return len(json.dumps(body, ensure_ascii=False).encode("utf-8", "backslashreplace"))
 
 
+def grow(messages: list[Message], response: Response, results: list[ToolResult]) -> int:
+    """Append the model's step v_k and, if any tool ran, its results N(v_k); return the tokens they add to c_k."""
+    messages.append(response.to_message())
+    added = message_tokens(messages[-1])
+    if results:
+        messages.append(Message("user", results))
+        added += message_tokens(messages[-1])
+    return added
+
+
 def record(run: Run, step: Step) -> None:
     """Add `step` to the run, with a note for each block of a kind teachagent does not know (kept as it came)."""
     run.steps.append(step)
@@ -230,25 +240,24 @@ class Agent:
     def run(self, task: str) -> Run:
         """Run the loop on `task` until a final answer, a stop, or the step budget."""
         handler, used = self.dispatcher, Used()
-        run = Run(task, self.model.name, self.system, handler.specs, scripted=getattr(self.model, "scripted", False) is True)
+        specs = handler.specs
+        run = Run(task, self.model.name, self.system, specs, scripted=getattr(self.model, "scripted", False) is True)
         self.runs.append(run)
         messages = [Message("user", task)]
-        c_k = context_tokens(self.system, messages, handler.specs)  # then grown step by step, never recounted
+        c_k = context_tokens(self.system, messages, specs)  # then grown step by step, never recounted
         try:  # whatever fails (a model call, counting, the learner's on_step) ends the run, its record kept
             for k in range(1, self.max_steps + 1):
-                doing = f"counting the context before step {k} failed"
-                if broken := self.budget_broken_by(self.next_read(c_k, messages, handler.specs, used), used):
+                doing = "counting the context before step {k} failed"
+                if broken := self.budget_broken_by(self.next_read(c_k, messages, specs, used), used):
                     run.outcome = broken
                     return run
-                doing, started = f"the model call at step {k} failed", time.perf_counter()
-                response = checked_reply(self.model.complete(self.system, messages, handler.specs, self.max_tokens))
+                doing, started = "the model call at step {k} failed", time.perf_counter()
+                response = checked_reply(self.model.complete(self.system, messages, specs, self.max_tokens))
                 results = [handler(call) for call in response.tool_calls] if response.stop_reason == "tool_use" else []
                 record(run, Step(k, c_k, response, results, time.perf_counter() - started))
                 used.add(c_k, response.usage, self.price if self.max_dollars is not None else None)
-                for message in [response.to_message(), *([Message("user", results)] if results else [])]:
-                    messages.append(message)
-                    c_k += message_tokens(message)
-                doing = f"on_step raised after step {k}"
+                c_k += grow(messages, response, results)  # c_{k+1} = c_k + v_k + N(v_k)
+                doing = "on_step raised after step {k}"
                 if self.on_step:
                     self.on_step(run.steps[-1], run)
 
@@ -262,7 +271,7 @@ class Agent:
             raise
         except BaseException as error:  # SystemExit or any other BaseException from a model or on_step, too
             run.outcome = "error"
-            raise AgentError(f"{doing}: {type(error).__name__}: {error}", run) from error
+            raise AgentError(f"{doing.format(k=k)}: {type(error).__name__}: {error}", run) from error
         run.outcome = "max_steps"
         return run
 

@@ -102,7 +102,7 @@ def _run(tool: Tool, validator: Any, tool_input: dict[str, Any]) -> tuple[str, b
             raise _BadInput(problems)
         return tool.fn(**tool_input)
 
-    outcome = call_within(checked_then_run, tool.timeout)
+    outcome = call_within(checked_then_run, tool.timeout, {})
     if outcome is None:
         return f"tool {tool.name!r} did not finish within {tool.timeout:g} s", True
     returned, value = outcome

@@ -164,7 +164,7 @@ def test_models_stays_free_of_the_course_machinery():
     """models.py is lesson 1's reading: the Model protocol and the scripted model, nothing about modes."""
     source = (Path(modes.__file__).parent.parent / "models.py").read_text(encoding="utf-8")
     imported = {node.module for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ImportFrom)}
-    assert imported.isdisjoint({"modes", "replay", "claude"}) and "MODES" not in source
+    assert imported.isdisjoint({"modes", "replay", "claude", "course.modes", "course.replay"}) and "MODES" not in source
 
 
 # --- the cassette ---------------------------------------------------------------------------
