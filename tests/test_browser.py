@@ -324,28 +324,30 @@ def test_no_saved_output_gives_an_answer_away(notebook):
 
 
 @in_a_browser
-@pytest.mark.parametrize("notebook", LESSONS, ids=lambda path: path.name)
-def test_a_fresh_lesson_in_jupyterlab_shows_no_answer(notebook, tmp_path, chromium):
-    """Opened as a learner first opens it, not run: nothing on the page gives an exercise's answer away."""
-    shutil.copy(notebook, tmp_path / notebook.name)
+def test_a_fresh_lesson_in_jupyterlab_shows_no_answer(tmp_path, chromium):
+    """Each lesson opened as a learner first opens it, not run: nothing on the page gives an exercise's answer away.
+
+    One JupyterLab serves every lesson, opened one after another, as a learner goes through the course."""
+    for notebook in LESSONS:
+        shutil.copy(notebook, tmp_path / notebook.name)
     with jupyterlab(tmp_path) as lab, chromium_page(chromium) as page:
-        open_notebook(page, lab, notebook.name)
-        cells = page.locator(".jp-Notebook .jp-Cell")
-        total = len(nbformat.read(notebook, as_version=4).cells)
-        wait_until(lambda: cells.count() == total)
-        seen = page.evaluate("""() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].map(cell => ({
-            hidden: cell.querySelector('.jp-InputPlaceholder') !== null,
-            preview: (cell.querySelector('.jp-InputPlaceholder') || {}).textContent || '',
-            outputs: [...cell.querySelectorAll('.jp-OutputArea-output')].map(o => o.textContent).join('\\n'),
-        }))""")
-    stored = nbformat.read(notebook, as_version=4).cells
-    assert len(seen) == len(stored)
-    for cell, shown in zip(stored, seen):
-        assert not ANSWER.search(shown["outputs"]), f"{notebook.name} shows an answer: {shown['outputs'][:200]!r}"
-        if "solution" in cell.metadata.get("tags", []):
-            assert shown["hidden"], f"{notebook.name}: a solution cell is open: {cell.source[:80]!r}"
-            assert SOLUTION_FIRST_LINE.search(shown["preview"]), shown["preview"]
-            assert "hidden until you click" in shown["outputs"] and "def " not in shown["outputs"]
+        for notebook in LESSONS:
+            open_notebook(page, lab, notebook.name)
+            stored = nbformat.read(notebook, as_version=4).cells
+            cells = page.locator(".jp-Notebook .jp-Cell")
+            wait_until(lambda: cells.count() == len(stored))
+            seen = page.evaluate("""() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].map(cell => ({
+                hidden: cell.querySelector('.jp-InputPlaceholder') !== null,
+                preview: (cell.querySelector('.jp-InputPlaceholder') || {}).textContent || '',
+                outputs: [...cell.querySelectorAll('.jp-OutputArea-output')].map(o => o.textContent).join('\\n'),
+            }))""")
+            assert len(seen) == len(stored), notebook.name
+            for cell, shown in zip(stored, seen):
+                assert not ANSWER.search(shown["outputs"]), f"{notebook.name} shows an answer: {shown['outputs'][:200]!r}"
+                if "solution" in cell.metadata.get("tags", []):
+                    assert shown["hidden"], f"{notebook.name}: a solution cell is open: {cell.source[:80]!r}"
+                    assert SOLUTION_FIRST_LINE.search(shown["preview"]), shown["preview"]
+                    assert "hidden until you click" in shown["outputs"] and "def " not in shown["outputs"]
 
 
 def wait_until(condition, seconds: float = 60.0) -> None:
