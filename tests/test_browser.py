@@ -334,8 +334,8 @@ def test_a_fresh_lesson_in_jupyterlab_shows_no_answer(tmp_path, chromium):
         for notebook in LESSONS:
             open_notebook(page, lab, notebook.name)
             stored = nbformat.read(notebook, as_version=4).cells
-            cells = page.locator(".jp-Notebook .jp-Cell")
-            wait_until(lambda: cells.count() == len(stored))
+            cells, total = page.locator(".jp-Notebook .jp-Cell"), len(stored)
+            wait_until(lambda cells=cells, total=total: cells.count() == total)
             seen = page.evaluate("""() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].map(cell => ({
                 hidden: cell.querySelector('.jp-InputPlaceholder') !== null,
                 preview: (cell.querySelector('.jp-InputPlaceholder') || {}).textContent || '',

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from teachagent import cached_usages, fitted_d, predicted_total, run_cost
-from teachagent.exercises import quiz
-from teachagent.exercises.lesson6 import QUIZ, check_crossover, check_opus, check_six_articles, research_run
+from teachagent.exercises.lesson6 import check_crossover, check_opus, check_six_articles, research_run
 
 
 class AlwaysEqual:
@@ -223,22 +222,3 @@ def test_crossover_hostile(said, hostile):
 
 
 # the quiz
-
-
-@pytest.mark.parametrize("question", sorted(QUIZ))
-def test_quiz_right_wrong_and_hostile(capsys, question):
-    def line():
-        out = capsys.readouterr().out
-        assert out.count("\n") == 1, out
-        return out
-
-    key = QUIZ[question]
-    for style in (key.answer, key.answer.upper(), f"({key.answer})", f" {key.answer} "):
-        quiz(question, style)
-        assert line().startswith(f"quiz {question}: correct: ({key.answer})")
-    for letter in key.wrong:
-        quiz(question, letter)
-        assert line() == f"quiz {question}: not yet: ({letter}) is not it: {key.wrong[letter]}\n"
-    for hostile in (..., AlwaysEqual(), Broken(), LoudStr("z"), LyingInt(2), "d", "b and c"):
-        quiz(question, hostile)
-        assert line().startswith(f"quiz {question}: not yet: ")
