@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from learner_objects import AlwaysEqual, LyingInt
 
 from teachagent import Message, ScriptedModel, context_tokens
 from teachagent.exercises.lesson1 import check_second_call, check_smallest_whole, check_tokens_read, check_was_cut
@@ -149,20 +150,6 @@ def test_tokens_read_other_right_styles(said):
             context_tokens(system, history[:k]) for k in range(1, len(history) + 1, 2))):
         check_tokens_read(answer)
         assert said("1.4").startswith("correct"), answer
-
-
-class AlwaysEqual:
-    def __eq__(self, other):
-        return True
-
-    __hash__ = object.__hash__
-
-
-class LyingInt(int):
-    def __eq__(self, other):
-        return True
-
-    __hash__ = int.__hash__
 
 
 class BrokenStr(Exception):

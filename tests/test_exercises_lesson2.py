@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
+from learner_objects import AlwaysEqual, LyingInt
 
 from teachagent import ToolCall, read_file_tool, tool
 from teachagent.exercises.lesson2 import check_fixed_call, check_refused_before_running, check_to_fahrenheit, check_txt_reader
@@ -257,20 +258,6 @@ def test_to_fahrenheit_wrong_values(convert, problem, said):
 def test_refused_before_running_other_right_styles(answer, said):
     check_refused_before_running(answer, calls, [add, divide])
     assert said("2.2").startswith("correct")
-
-
-class AlwaysEqual:
-    def __eq__(self, other):
-        return True
-
-    __hash__ = object.__hash__
-
-
-class LyingInt(int):
-    def __eq__(self, other):
-        return True
-
-    __hash__ = int.__hash__
 
 
 class LyingStr(str):

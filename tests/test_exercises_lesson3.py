@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from learner_objects import AlwaysEqual, LyingInt
 
 from teachagent import Agent, ScriptedModel, Text, call, latest_results, read_file_tool, tool_exchanges
 from teachagent.exercises.lesson3 import check_recovery, check_smallest_budget, check_total_context
@@ -122,21 +123,6 @@ def test_recovery_correct(said, read_file):
 
 
 # --- other right styles, hostile answers, clear words (issue 23) ---
-
-class AlwaysEqual:
-    def __eq__(self, other):
-        return True
-
-    __hash__ = object.__hash__
-
-
-class LyingInt(int):
-    def __eq__(self, other):
-        return True
-
-    __ne__ = lambda self, other: False  # noqa: E731
-    __hash__ = int.__hash__
-
 
 def by_loop(steps):
     total = 0

@@ -11,26 +11,13 @@ import math
 import sys
 
 import pytest
+from learner_objects import AlwaysEqual, Broken, LyingFloat
 
 from teachagent import Dispatcher, Library, ToolCall, ToolResult, calculate, evaluate, kl_expression
 from teachagent.exercises.lesson5 import check_js, check_kl_by_tool, check_read_best
 
 library = Library()
 tools = Dispatcher([*library.tools(), calculate])
-
-
-class AlwaysEqual:
-    def __eq__(self, other):
-        return True
-
-    __hash__ = object.__hash__
-
-
-class LyingFloat(float):
-    def __eq__(self, other):
-        return True
-
-    __hash__ = float.__hash__
 
 
 class LoudStr(str):
@@ -41,19 +28,6 @@ class LoudStr(str):
 
     def __str__(self):
         return "what you want to hear"
-
-
-class Broken:
-    def __str__(self):
-        raise RuntimeError("no str")
-
-    __repr__ = __str__
-
-    def __len__(self):
-        raise RuntimeError("no len")
-
-    def __bool__(self):
-        raise RuntimeError("no bool")
 
 
 def tampered(content):

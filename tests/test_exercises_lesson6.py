@@ -8,38 +8,10 @@ import sys
 
 import numpy as np
 import pytest
+from learner_objects import AlwaysEqual, Broken, Exits, LyingFloat, LyingInt
 
 from teachagent import cached_usages, fitted_d, predicted_total, run_cost
 from teachagent.exercises.lesson6 import check_crossover, check_opus, check_six_articles, research_run
-
-
-class AlwaysEqual:
-    def __eq__(self, other):
-        return True
-
-    def __lt__(self, other):
-        return False
-
-    __gt__ = __le__ = __ge__ = __eq__
-    __hash__ = object.__hash__
-
-
-class LyingInt(int):
-    def __eq__(self, other):
-        return True
-
-    __hash__ = int.__hash__
-
-
-class LyingFloat(float):
-    def __eq__(self, other):
-        return True
-
-    def __sub__(self, other):
-        return 0.0
-
-    __rsub__ = __sub__
-    __hash__ = float.__hash__
 
 
 class LoudStr(str):
@@ -53,24 +25,6 @@ class LoudStr(str):
         return "excerpts"
 
     __hash__ = str.__hash__
-
-
-class Broken:
-    def __str__(self):
-        raise RuntimeError("no")
-
-    __repr__ = __str__
-
-    def __bool__(self):
-        raise RuntimeError("no")
-
-    def __len__(self):
-        raise RuntimeError("no")
-
-
-class Exits:
-    def __float__(self):
-        sys.exit(0)
 
 
 HOSTILE = [AlwaysEqual(), LyingInt(1), LyingFloat(1.0), Broken(), Exits()]

@@ -5,36 +5,14 @@ what a guess missed."""
 from __future__ import annotations
 
 import math
-import sys
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from learner_objects import AlwaysEqual, Exits, LyingInt
 
 from teachagent import step_success
 from teachagent.exercises.lesson7 import check_fifty_steps, check_q_by_hand, check_retries, compare_guess
-
-
-class AlwaysEqual:
-    def __eq__(self, other):
-        return True
-
-    __hash__ = object.__hash__
-
-
-class LyingInt(int):
-    """An int that says it equals everything, and is less than nothing."""
-
-    def __eq__(self, other):
-        return True
-
-    def __lt__(self, other):
-        return False
-
-    def __ge__(self, other):
-        return True
-
-    __hash__ = int.__hash__
 
 
 class BrokenStr:
@@ -48,11 +26,6 @@ class BrokenStr:
 
     def __len__(self):
         raise RuntimeError("no")
-
-
-class Exits:
-    def __float__(self):
-        sys.exit(1)
 
 
 HOSTILE = [AlwaysEqual(), LyingInt(0), LyingInt(7), BrokenStr(), Exits()]

@@ -9,28 +9,11 @@ import sys
 
 import numpy as np
 import pytest
+from learner_objects import AlwaysEqual, Broken, Exits, LyingInt
 
 from teachagent import n50, predicted_total, step_success, tool
 from teachagent.exercises.lesson8 import SAMPLE_NOTES as NOTES
 from teachagent.exercises.lesson8 import check_half_time, check_largest_K, check_titles_tool, compare_Z_guess
-
-
-class AlwaysEqual:
-    def __eq__(self, other):
-        return True
-
-    __hash__ = object.__hash__
-
-
-class LyingInt(int):
-    def __eq__(self, other):
-        return True
-
-    def __le__(self, other):
-        return True
-
-    __gt__ = __ge__ = __le__
-    __hash__ = int.__hash__
 
 
 class LoudStr(str):
@@ -46,24 +29,6 @@ class LoudStr(str):
         return ["whatever you want"]
 
     __hash__ = str.__hash__
-
-
-class Broken:
-    def __str__(self):
-        raise RuntimeError("no")
-
-    __repr__ = __str__
-
-    def __bool__(self):
-        raise RuntimeError("no")
-
-    def __len__(self):
-        raise RuntimeError("no")
-
-
-class Exits:
-    def __float__(self):
-        sys.exit(2)
 
 
 HOSTILE = [AlwaysEqual(), LyingInt(1), Broken(), Exits()]

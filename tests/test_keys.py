@@ -15,6 +15,7 @@ import anthropic
 import nbformat
 import pytest
 from fake_anthropic import EchoAuthorization, FakeAnthropic, message_body, text_block
+from shown import everything_shown
 
 from teachagent.agent import Agent, AgentError
 from teachagent.base.errors import SettingError
@@ -74,22 +75,6 @@ def test_a_notebook_with_a_bad_key_shows_one_line_and_saves_no_part_of_the_key(t
     assert error["output_type"] == "error" and error["ename"] == "MissingAPIKey"
     assert len(error["traceback"]) == 1 and "whitespace or a control character" in error["traceback"][0]
     assert not leaks(path.read_text(encoding="utf-8")) and not leaks(json.dumps(nb))
-
-
-def everything_shown(error: BaseException) -> str:
-    """What any traceback printer could show of `error` (%xmode Verbose, pytest --showlocals): text and frame variables."""
-    shown, seen, pending = ["".join(traceback.format_exception(error)), repr(error)], set(), [error]
-    while pending:
-        current = pending.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        tb = current.__traceback__
-        while tb is not None:
-            shown += [repr(value) for value in tb.tb_frame.f_locals.values()]
-            tb = tb.tb_next
-        pending += [e for e in (current.__cause__, current.__context__) if e is not None]
-    return "\n".join(shown)
 
 
 def test_a_server_that_echoes_the_key_in_a_401_puts_it_in_no_error(monkeypatch):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import time
-import traceback
 
 import openai
 import pytest
 from fake_anthropic import RETRY_FAST, Drip, EchoAuthorization, Flood, Gzipped
 from fake_openai import FakeOpenAI, completion_body, function_call, openai_error
+from shown import everything_shown
 
 from teachagent import OpenAICompatible
 from teachagent.agent import Agent, AgentError
@@ -48,22 +48,6 @@ def model(fake, **options) -> OpenAICompatible:
 def leaks(text: str) -> bool:
     """Whether any 8 characters in a row of the key's secret part appear in `text`."""
     return any(SECRET[i : i + 8] in text for i in range(len(SECRET) - 7))
-
-
-def everything_shown(error: BaseException) -> str:
-    """What any traceback printer could show of `error`: its chain's text, and every variable of every frame."""
-    shown, seen, pending = ["".join(traceback.format_exception(error)), repr(error)], set(), [error]
-    while pending:
-        current = pending.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        tb = current.__traceback__
-        while tb is not None:
-            shown += [repr(value) for value in tb.tb_frame.f_locals.values()]
-            tb = tb.tb_next
-        pending += [e for e in (current.__cause__, current.__context__) if e is not None]
-    return "\n".join(shown)
 
 
 def test_a_text_reply_becomes_a_response(fake):

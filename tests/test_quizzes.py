@@ -14,6 +14,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from learner_objects import AlwaysEqual, Broken
 
 from teachagent.exercises import quiz
 
@@ -36,13 +37,6 @@ def asked(notebook: Path) -> dict[str, list[str]]:
     return questions
 
 
-class AlwaysEqual:
-    def __eq__(self, other):
-        return True
-
-    __hash__ = object.__hash__
-
-
 class LyingStr(str):
     def __eq__(self, other):
         return True
@@ -51,16 +45,6 @@ class LyingStr(str):
 
     def strip(self, *args):
         raise RuntimeError("a learner's str method")
-
-
-class Broken:
-    def __str__(self):
-        raise RuntimeError("no")
-
-    __repr__ = __str__
-
-    def __bool__(self):
-        raise RuntimeError("no")
 
 
 class Exits(str):
