@@ -9,26 +9,12 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from learner_objects import AlwaysEqual, Exits, LyingInt
+from learner_objects import AlwaysEqual, Broken, Exits, LyingInt
 
 from teachagent import step_success
 from teachagent.exercises.lesson7 import check_fifty_steps, check_q_by_hand, check_retries, compare_guess
 
-
-class BrokenStr:
-    def __str__(self):
-        raise RuntimeError("no")
-
-    __repr__ = __str__
-
-    def __bool__(self):
-        raise RuntimeError("no")
-
-    def __len__(self):
-        raise RuntimeError("no")
-
-
-HOSTILE = [AlwaysEqual(), LyingInt(0), LyingInt(7), BrokenStr(), Exits()]
+HOSTILE = [AlwaysEqual(), LyingInt(0), LyingInt(7), Broken(), Exits()]
 
 
 def test_compare_guess(capsys):
@@ -40,7 +26,7 @@ def test_compare_guess(capsys):
     for guess in ("most of the time", 79, True):
         compare_guess(guess, 0.79)
         assert said().startswith(f"your guess {guess!r} is not a chance between 0 and 1")
-    for guess in (AlwaysEqual(), BrokenStr()):
+    for guess in (AlwaysEqual(), Broken()):
         compare_guess(guess, 0.79)
         assert said().startswith("your guess an object of type ")
     compare_guess(0.3, 0.79)
