@@ -245,3 +245,20 @@ def test_an_interactive_recording_replaces_the_cassette_when_the_kernel_exits_if
         instructor.shutdown()
     assert cassette.read_bytes() == before
     assert sorted(p.name for p in cassette.parent.iterdir()) == ["lesson.jsonl"]  # and no draft is left
+
+
+@pytest.mark.parametrize("given, seed", [("", None), ("  ", None), ("7", 7), (" 0 ", 0)])
+def test_the_local_models_seed_comes_from_its_setting(monkeypatch, given, seed):
+    from teachagent.course import local
+
+    monkeypatch.setenv("TEACHAGENT_LOCAL_SEED", given)
+    assert local.default_seed() == seed
+
+
+@pytest.mark.parametrize("given", ["-1", "x", "1.5", str(2**40)])
+def test_a_bad_local_seed_is_one_clear_setting_error(monkeypatch, given):
+    from teachagent.course import local
+
+    monkeypatch.setenv("TEACHAGENT_LOCAL_SEED", given)
+    with pytest.raises(SettingError, match="TEACHAGENT_LOCAL_SEED must be a whole number"):
+        local.default_seed()

@@ -63,6 +63,15 @@ def default_threads() -> int:
     return max(1, min(4, (os.cpu_count() or 2) // 2))
 
 
+def default_seed() -> int | None:
+    """`TEACHAGENT_LOCAL_SEED`, a whole number that makes the model's replies repeat; none set: it samples afresh."""
+    given = os.environ.get("TEACHAGENT_LOCAL_SEED", "").strip()
+    if not given:
+        return None
+    return check_number("TEACHAGENT_LOCAL_SEED", int(given) if given.isdigit() else given, whole=True,
+                        at_least=0, at_most=2**32 - 1)
+
+
 @dataclass
 class LocalServer:
     """A llama.cpp server running in this process: where it listens, and what starting it took."""
@@ -122,7 +131,7 @@ def shared_server() -> LocalServer:
     """This process's server for local mode, started on first use and stopped when the process ends."""
     with _starting:
         if not _shared:
-            _shared.append(start_server())
+            _shared.append(start_server(seed=default_seed()))
             atexit.register(_stop_shared)
         return _shared[0]
 
