@@ -6,6 +6,8 @@ file gains nothing from a second worker, so it runs without any.
 """
 
 import os
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,14 @@ import pytest
 # Every notebook's `solution("N.M")` cells also run their reference solution and fail unless it
 # passes its check (teachagent/exercises/reveal.py); the kernels nbval starts inherit this.
 os.environ["TEACHAGENT_CHECK_SOLUTIONS"] = "1"
+
+# A run starts some forty Python processes (workers, kernels, the CLI). Where PYTHONDONTWRITEBYTECODE
+# is set, each would compile the course, the tests and pytest's plugins afresh: about 8 s per worker
+# here. They keep bytecode in one folder under the temporary directory instead, never beside the sources.
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / "teachagent-pycache"))
+    sys.dont_write_bytecode = False
+    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
 
 
 def pytest_xdist_auto_num_workers(config):
@@ -25,7 +35,17 @@ def pytest_xdist_auto_num_workers(config):
 
 def pytest_collection_modifyitems(config, items):
     """Every notebook cell nbval collects is marked `notebook`, as a test that starts a kernel is by hand,
-    so the quick tier (README, Tests) leaves them out."""
+    so the quick tier (README, Tests) leaves them out.
+
+    Then the files go out longest first: those with the most tests that start a kernel or fuzz
+    (a notebook's cells count as one, sharing one kernel), so that no long file is left to run
+    alone at the end while the other worker waits. pyproject.toml passes --no-loadscope-reorder,
+    which makes pytest-xdist keep this order rather than sort files by their number of tests."""
+    heavy: dict[Path, int] = {}
     for item in items:
         if item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.notebook)
+            heavy[item.path] = 1
+        elif item.get_closest_marker("notebook") or item.get_closest_marker("fuzz"):
+            heavy[item.path] = heavy.get(item.path, 0) + 1
+    items.sort(key=lambda item: -heavy.get(item.path, 0))  # stable: a file's tests keep their order

@@ -11,6 +11,15 @@ settings.register_profile("teachagent", derandomize=True, database=None, deadlin
 settings.load_profile("teachagent")
 
 
+@pytest.fixture(autouse=True)
+def quick_sdk_retries(monkeypatch):
+    """The SDKs wait 0.5 s, then 1 s, ... between tries; against a local fake that is only idle
+    time, so the wait starts at 10 ms. What is retried, how often, and the Retry-After a server
+    sends are all unchanged. (Private names of the SDKs: if one is renamed, the waits are just longer.)"""
+    for sdk in ("anthropic", "openai"):
+        monkeypatch.setattr(f"{sdk}._base_client.INITIAL_RETRY_DELAY", 0.01, raising=False)
+
+
 @pytest.fixture
 def said(capsys):
     """What an exercise check printed, which must be exactly one line (never a traceback).

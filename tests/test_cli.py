@@ -360,22 +360,23 @@ def test_a_bad_notebook_mode_is_argparses_usage_and_exit_code_2(capsys):
 
 
 @pytest.mark.notebook  # starts a Jupyter kernel
-def test_a_failed_notebook_recording_leaves_the_old_cassette_and_prints_no_colour_codes(tmp_path, monkeypatch):
-    """Run as an instructor runs it, output piped: progress and one plain line saying what happened."""
+def test_a_failed_notebook_recording_leaves_the_old_cassette_and_prints_no_colour_codes(tmp_path, monkeypatch, capfd):
+    """Run as an instructor runs it, output piped (captured at the file descriptors, no terminal):
+    progress and one plain line saying what happened."""
     notebook = lesson(tmp_path / "lesson.ipynb", CALL, "1 / 0")
     cassette = tmp_path / "cassettes" / "lesson.jsonl"
     cassette.parent.mkdir()
     cassette.write_text('{"format": "teachagent.cassette/2"}\n', encoding="utf-8")
     before = cassette.read_bytes()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
     with FakeAnthropic(policy_server([lambda messages: "Hello!"])) as fake:
-        env = {**os.environ, "ANTHROPIC_API_KEY": FAKE_KEY, "ANTHROPIC_BASE_URL": fake.base_url}
-        done = subprocess.run([sys.executable, "-m", "teachagent", "notebook", "record", str(notebook)],
-                              capture_output=True, text=True, encoding="utf-8", timeout=120, env=env)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        assert cli.main(["notebook", "record", str(notebook)]) == 1
         assert len(fake.requests) == 1  # the first cell's call was made and recorded, then the second cell failed
-    assert done.returncode == 1
-    assert "\x1b" not in done.stdout + done.stderr
-    assert "cell 1/2 done" in done.stdout
-    assert done.stderr.splitlines()[-1] == (
+    out, err = capfd.readouterr()
+    assert "\x1b" not in out + err
+    assert "cell 1/2 done" in out
+    assert err.splitlines()[-1] == (
         f"teachagent: {notebook} stopped at code cell 2 of 2: ZeroDivisionError: division by zero; "
         f"{cassette} was left as it was and the partial recording deleted")
     assert cassette.read_bytes() == before
