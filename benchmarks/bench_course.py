@@ -5,7 +5,8 @@ kernel, on one worker per CPU (pytest-xdist, whole notebooks per worker: see
 pyproject.toml). Its floor is what no notebook test can go below when run one after
 another: pytest's start-up plus one empty kernel per notebook, started, waited for and
 shut down in turn. The two take turns over a few rounds. The whole `pytest` (unit tests
-and notebooks) is timed once: it takes minutes.
+and notebooks, without the `browser` and `local` steps) is timed once, then `pytest -m browser`
+once, and the quick tier once: each of the first two takes a minute or two.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from timing import Row, interleaved
 
 ROOT = Path(__file__).resolve().parent.parent
 ROUNDS = 3
+QUICK = "not notebook and not browser and not local and not fuzz and not server"  # the README's quick tier
 
 
 def run(command: list[str]) -> None:
@@ -49,11 +51,21 @@ def rows() -> list[Row]:
     for line in done.stdout.splitlines():  # a failed suite names what failed, so the run is not wasted
         if line.startswith(("FAILED", "ERROR")):
             print(f"whole suite: {line}", file=sys.stderr)
+    started = time.perf_counter()
+    browser = subprocess.run([*pytest, "-m", "browser"], cwd=ROOT, capture_output=True, text=True, timeout=3600)
+    browser_time = time.perf_counter() - started
+    summary = (browser.stdout.strip().splitlines() or [""])[-1].strip("= ")  # e.g. "13 passed, 4 skipped in 98.1s"
+    started = time.perf_counter()
+    subprocess.run([*pytest, "-m", QUICK], cwd=ROOT, capture_output=True, timeout=3600)
+    quick = time.perf_counter() - started
     group = f"e. course, {len(notebooks)} notebooks"
     return [
         (group, "pytest notebooks (nbval, every lesson re-executed, -n auto)", *t["lessons"], "s"),
         (group, f"its floor: pytest start-up + {len(notebooks)} empty kernels, one after another", *t["floor"], "s"),
         (group, "pytest notebooks / floor", t["lessons"][0] / t["floor"][0], t["lessons"][1] / t["floor"][1], "x"),
-        (group, "pytest, the whole suite (-n auto), one run" + (f" (FAILED, exit {status})" if status else ""),
-         whole, None, "s"),
+        (group, "pytest, the whole suite (-n auto; the browser and local steps are apart), one run"
+         + (f" (FAILED, exit {status})" if status else ""), whole, None, "s"),
+        (group, f"pytest -m browser, the browser step, one run ({summary})", browser_time, None, "s"),
+        (group, "the quick tier (README, Tests), one run", quick, None, "s"),
+        (group, "the quick tier / the whole suite", quick / whole, None, "x"),
     ]

@@ -12,10 +12,24 @@ settings.load_profile("teachagent")
 
 
 @pytest.fixture(autouse=True)
-def quick_sdk_retries(monkeypatch):
+def servers_are_marked(request):
+    """A test that starts a fake API server must say so with `@pytest.mark.server`, which keeps it out of
+    the quick tier (README, Tests): otherwise that tier would quietly grow servers again."""
+    from fake_anthropic import FakeAnthropic
+
+    before = FakeAnthropic.started
+    yield
+    if FakeAnthropic.started != before and not request.node.get_closest_marker("server"):
+        pytest.fail("this test starts a fake API server: mark it @pytest.mark.server", pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def quick_sdk_retries(request, monkeypatch):
     """The SDKs wait 0.5 s, then 1 s, ... between tries; against a local fake that is only idle
     time, so the wait starts at 10 ms. What is retried, how often, and the Retry-After a server
     sends are all unchanged. (Private names of the SDKs: if one is renamed, the waits are just longer.)"""
+    if not request.node.get_closest_marker("server"):
+        return  # nothing to wait for, and no SDK to import
     for sdk in ("anthropic", "openai"):
         monkeypatch.setattr(f"{sdk}._base_client.INITIAL_RETRY_DELAY", 0.01, raising=False)
 

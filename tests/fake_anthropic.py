@@ -162,6 +162,8 @@ class Recorded:
 class FakeAnthropic:
     """A scripted Messages API on 127.0.0.1:<random port>, served from a daemon thread."""
 
+    started = 0  # how many fakes this process has started: a test that starts one is marked `server` (conftest.py)
+
     def __init__(self, responder: Callable[[dict], Reply] | None = None, counter: Callable[[dict], int] | None = None) -> None:
         self.responder = responder  # answers from the request body once the queue is empty
         # answers POST /v1/messages/count_tokens; by default a rough count of the body
@@ -181,6 +183,7 @@ class FakeAnthropic:
         self.replies.extend(replies)
 
     def __enter__(self) -> FakeAnthropic:
+        FakeAnthropic.started += 1
         self._thread.start()
         return self
 

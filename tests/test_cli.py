@@ -125,6 +125,7 @@ def test_live_without_a_key_exits_2_naming_the_variable(monkeypatch, capsys):
     assert out == ""
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_live_with_a_server_runs_the_demo_against_it(capsys):
     from fake_openai import FakeOpenAI, completion_body
 
@@ -216,6 +217,7 @@ def demo_recording(tmp_path_factory):
     return cassette, printed.getvalue()
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_a_run_recorded_through_the_sdk_replays_to_the_same_output(demo_recording, monkeypatch, capsys):
     cassette, recorded = demo_recording
     assert "record mode" in recorded and f"recorded to {cassette}" in recorded
@@ -228,6 +230,7 @@ def test_a_run_recorded_through_the_sdk_replays_to_the_same_output(demo_recordin
     assert "0.119" in replayed and "outcome: answer" in replayed
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_a_question_never_recorded_is_one_line_with_the_fix(demo_recording, capsys):
     cassette, _ = demo_recording
     assert cli.main(["--mode", "replay", "--cassette", str(cassette), "--question", "Is entropy a distance?"]) == 1
@@ -240,6 +243,7 @@ def test_a_question_never_recorded_is_one_line_with_the_fix(demo_recording, caps
     assert "outcome: error" in out
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_a_failed_recording_keeps_the_old_cassette_and_still_saves_the_run(demo_recording, tmp_path, monkeypatch, capsys):
     cassette, path = tmp_path / "demo.jsonl", tmp_path / "partial.json"
     shutil.copy(demo_recording[0], cassette)
@@ -359,6 +363,7 @@ def test_a_bad_notebook_mode_is_argparses_usage_and_exit_code_2(capsys):
     assert caught.value.code == 2 and "invalid choice: 'play'" in capsys.readouterr().err
 
 
+@pytest.mark.server  # starts a local fake API server
 @pytest.mark.notebook  # starts a Jupyter kernel
 def test_a_failed_notebook_recording_leaves_the_old_cassette_and_prints_no_colour_codes(tmp_path, monkeypatch, capfd):
     """Run as an instructor runs it, output piped (captured at the file descriptors, no terminal):
@@ -383,6 +388,7 @@ def test_a_failed_notebook_recording_leaves_the_old_cassette_and_prints_no_colou
     assert sorted(p.name for p in cassette.parent.iterdir()) == ["lesson.jsonl"]
 
 
+@pytest.mark.server  # starts a local fake API server
 @pytest.mark.notebook  # starts a Jupyter kernel
 def test_a_whole_notebook_recording_replaces_the_cassette(tmp_path, monkeypatch, capsys):
     notebook = lesson(tmp_path / "lesson.ipynb", CALL)

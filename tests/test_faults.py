@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 
-import anthropic
 import pytest
 from fake_anthropic import (
     RETRY_FAST,
@@ -68,15 +67,19 @@ def check_nothing_half_done(error, store, recorder, tmp_path):
     assert not recorder.path.exists() and not recorder.draft.exists()
 
 
+@pytest.mark.server  # starts a local fake API server
 @pytest.mark.parametrize(
     "status, kind, exception",
     [
-        (429, "rate_limit_error", anthropic.RateLimitError),
-        (529, "overloaded_error", anthropic.OverloadedError),
-        (500, "api_error", anthropic.InternalServerError),
+        (429, "rate_limit_error", "RateLimitError"),
+        (529, "overloaded_error", "OverloadedError"),
+        (500, "api_error", "InternalServerError"),
     ],
 )
 def test_retryable_errors_are_retried_then_reported_with_the_partial_run(fake, tmp_path, status, kind, exception):
+    import anthropic  # here, not at the top: the quick tier collects this file without paying for the SDK's import
+
+    exception = getattr(anthropic, exception)
     failure = (status, error_body(kind, "try later"), {**RETRY_FAST, "retry-after": "0"})
     error, store, recorder = run_until_fault(fake, tmp_path, *[failure] * (RETRIES + 1))
     assert isinstance(error.__cause__, exception) and "step 2" in str(error)
@@ -84,6 +87,7 @@ def test_retryable_errors_are_retried_then_reported_with_the_partial_run(fake, t
     check_nothing_half_done(error, store, recorder, tmp_path)
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_a_retry_that_succeeds_is_invisible_to_the_run(fake, tmp_path):
     fake.queue(SAVE, (429, error_body("rate_limit_error", "slow down"), RETRY_FAST),
                (200, message_body([text_block("Done.")]), {}))
@@ -92,13 +96,17 @@ def test_a_retry_that_succeeds_is_invisible_to_the_run(fake, tmp_path):
     assert (run.outcome, run.answer, len(fake.requests)) == ("answer", "Done.", 3)
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_a_connection_reset_mid_body_is_retried_then_reported(fake, tmp_path):
+    import anthropic  # here, not at the top: the quick tier collects this file without paying for the SDK's import
+
     error, store, recorder = run_until_fault(fake, tmp_path, *[Reset()] * (RETRIES + 1))
     assert isinstance(error.__cause__, anthropic.APIConnectionError)
     assert len(fake.requests) == 1 + RETRIES + 1
     check_nothing_half_done(error, store, recorder, tmp_path)
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_a_reply_slower_than_the_timeout_is_abandoned_and_reported(fake, tmp_path):
     slow = Slow(1.0, (200, message_body([text_block("too late")]), {}))
     error, store, recorder = run_until_fault(fake, tmp_path, slow, slow, slow, timeout=0.3)
@@ -106,6 +114,7 @@ def test_a_reply_slower_than_the_timeout_is_abandoned_and_reported(fake, tmp_pat
     check_nothing_half_done(error, store, recorder, tmp_path)
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_a_reply_dripped_one_byte_at_a_time_ends_at_the_total_timeout(fake, tmp_path):
     """Each read succeeds, so a per-read timeout never fires; the call's total allowance must."""
     drip = Drip(message_body([text_block("x" * 200)]), every=0.1)  # about 40 s to send in full
@@ -116,6 +125,7 @@ def test_a_reply_dripped_one_byte_at_a_time_ends_at_the_total_timeout(fake, tmp_
     check_nothing_half_done(error, store, recorder, tmp_path)
 
 
+@pytest.mark.server  # starts a local fake API server
 @pytest.mark.parametrize(
     "reply, complaint",
     [
@@ -130,6 +140,7 @@ def test_a_malformed_reply_is_not_retried_and_keeps_the_partial_run(fake, tmp_pa
     check_nothing_half_done(error, store, recorder, tmp_path)
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_a_reply_cut_by_max_tokens_in_the_middle_of_a_tool_call(fake, tmp_path):
     cut = message_body([text_block("Saving"), tool_use_block("toolu_2", "save_note", {})], "max_tokens")
     fake.queue(SAVE, (200, cut, {}))
@@ -140,6 +151,7 @@ def test_a_reply_cut_by_max_tokens_in_the_middle_of_a_tool_call(fake, tmp_path):
     assert run.steps[1].results == [] and [n.text for n in store.all()] == ["step one is done"]
 
 
+@pytest.mark.server  # starts a local fake API server
 @pytest.mark.parametrize("reply", [Flood(50 * 2**20), (200, {"padding": "x" * 2**20}, {}),
                                    Gzipped(message_body([text_block("ok")]), padding=50 * 2**20)],
                          ids=["unannounced", "announced", "gzip-bomb"])

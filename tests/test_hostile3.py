@@ -584,6 +584,7 @@ def test_a_trigger_planted_in_a_memory_file_never_runs(tmp_path):
     assert path.read_bytes() == before
 
 
+@pytest.mark.server  # starts a local fake API server
 @pytest.mark.parametrize("depth", [990, 100_000])
 def test_api_tool_input_nested_deep_through_the_real_sdk_is_one_line(depth, monkeypatch):
     from fake_anthropic import FakeAnthropic, message_body, tool_use_block

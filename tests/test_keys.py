@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import traceback
 
-import anthropic
 import nbformat
 import pytest
 from fake_anthropic import EchoAuthorization, FakeAnthropic, message_body, text_block
@@ -43,6 +42,7 @@ def test_a_key_with_whitespace_or_a_control_character_is_refused_without_quoting
     assert caught.value._render_traceback_() == [f"MissingAPIKey: {caught.value}"]
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_the_key_is_not_in_the_adapter_repr_a_saved_run_or_a_cassette(tmp_path, monkeypatch):
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
         monkeypatch.delenv(name, raising=False)
@@ -77,7 +77,10 @@ def test_a_notebook_with_a_bad_key_shows_one_line_and_saves_no_part_of_the_key(t
     assert not leaks(path.read_text(encoding="utf-8")) and not leaks(json.dumps(nb))
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_a_server_that_echoes_the_key_in_a_401_puts_it_in_no_error(monkeypatch):
+    import anthropic  # here, not at the top: the quick tier collects this file without paying for the SDK's import
+
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
         monkeypatch.delenv(name, raising=False)
     with FakeAnthropic() as fake:

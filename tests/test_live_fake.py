@@ -36,6 +36,7 @@ def no_proxy(monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.mark.server  # starts a local fake API server
 @pytest.mark.notebook  # starts a Jupyter kernel
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_runs_live_with_another_model(notebook, tmp_path, monkeypatch):
@@ -50,6 +51,7 @@ def test_notebook_runs_live_with_another_model(notebook, tmp_path, monkeypatch):
     assert bool(asked) == uses_a_model(nb)  # every model call went to the fake, and only lessons with a model made any
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_the_plausible_model_is_deterministic_and_stops():
     """Same request, same reply; and a tool that keeps pointing to one more file cannot keep it reading."""
     from teachagent import Agent, tool

@@ -78,6 +78,7 @@ def test_live_with_a_key_gives_claude(env, capsys):
     assert "live mode" in capsys.readouterr().out
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_live_with_a_server_gives_openai_compatible_and_says_which_server(env, capsys):
     from fake_openai import FakeOpenAI, completion_body
 
@@ -101,6 +102,7 @@ def test_a_server_without_a_model_is_a_one_line_hint(env):
     assert "\n" not in str(caught.value) and caught.value._render_traceback_() == [f"SettingError: {caught.value}"]
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_a_server_recording_replays_with_no_server(env, tmp_path, capsys):
     from fake_openai import FakeOpenAI, completion_body, function_call
 
@@ -170,6 +172,7 @@ def test_models_stays_free_of_the_course_machinery():
 # --- the cassette ---------------------------------------------------------------------------
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_select_model_records_and_replays_through_one_cassette(env, tmp_path, capsys):
     cassette = tmp_path / "c.jsonl"
     env.setenv("TEACHAGENT_CASSETTE", str(cassette))
@@ -218,6 +221,7 @@ RECORD_CELL = ("from teachagent import Message, select_model\nmodel = select_mod
                "print(model.complete('', [Message('user', 'hi')], [], 50).text)")
 
 
+@pytest.mark.server  # starts a local fake API server
 @pytest.mark.notebook  # starts a Jupyter kernel
 def test_an_interactive_recording_replaces_the_cassette_when_the_kernel_exits_if_no_call_failed(env, tmp_path):
     """`TEACHAGENT_MODE=record jupyter lab`: a real kernel, shut down as Jupyter shuts it down."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import time
 
-import openai
 import pytest
 from fake_anthropic import RETRY_FAST, Drip, EchoAuthorization, Flood, Gzipped
 from fake_openai import FakeOpenAI, completion_body, function_call, openai_error
@@ -50,6 +49,7 @@ def leaks(text: str) -> bool:
     return any(SECRET[i : i + 8] in text for i in range(len(SECRET) - 7))
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_a_text_reply_becomes_a_response(fake):
     fake.queue((200, completion_body("Hello!", usage={"prompt_tokens": 12, "completion_tokens": 3}), {}))
     response = model(fake).complete("Be brief.", [Message("user", "Hi")])
@@ -57,6 +57,7 @@ def test_a_text_reply_becomes_a_response(fake):
     assert response.usage == Usage(12, 3)
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_the_request_carries_our_conversation_in_the_chat_shape(fake):
     fake.queue((200, completion_body("Done."), {}))
     history = [
@@ -82,6 +83,7 @@ def test_the_request_carries_our_conversation_in_the_chat_shape(fake):
         "name": "weather", "description": "Today's weather in a city.", "parameters": WEATHER["input_schema"]}}]
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_no_system_prompt_and_no_tools_are_left_out(fake):
     fake.queue((200, completion_body("Hi."), {}))
     model(fake).complete("", [Message("user", "Hi")])
@@ -89,6 +91,7 @@ def test_no_system_prompt_and_no_tools_are_left_out(fake):
     assert "tools" not in fake.requests[0].body
 
 
+@pytest.mark.server  # starts a local fake API server
 @pytest.mark.parametrize("finish, stop_reason", [("stop", "end_turn"), ("tool_calls", "tool_use"), ("function_call", "tool_use"),
                                                  ("length", "max_tokens"), ("content_filter", "refusal")])
 def test_every_finish_reason_has_its_stop_reason(fake, finish, stop_reason):
@@ -97,6 +100,7 @@ def test_every_finish_reason_has_its_stop_reason(fake, finish, stop_reason):
     assert model(fake).complete("", [Message("user", "Hi")], [WEATHER]).stop_reason == stop_reason
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_calls_that_end_with_stop_are_still_tool_use(fake):
     """Ollama ends a turn of tool calls with finish_reason "stop"."""
     fake.queue((200, completion_body(None, [function_call("call_1", "weather", {"city": "Oslo"})], "stop"), {}))
@@ -104,12 +108,14 @@ def test_calls_that_end_with_stop_are_still_tool_use(fake):
     assert response.stop_reason == "tool_use" and response.tool_calls == [ToolCall("call_1", "weather", {"city": "Oslo"})]
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_an_unknown_finish_reason_is_an_unexpected_reply(fake):
     fake.queue((200, completion_body("hm", finish_reason="thinking_hard"), {}))
     with pytest.raises(UnexpectedReply, match="thinking_hard"):
         model(fake).complete("", [Message("user", "Hi")])
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_parallel_calls_all_become_tool_calls_and_all_run(fake):
     both = [function_call("call_a", "weather", {"city": "Oslo"}), function_call("call_b", "weather", {"city": "Rome"})]
     fake.queue((200, completion_body(None, both, "tool_calls"), {}), (200, completion_body("Both sunny."), {}))
@@ -122,6 +128,7 @@ def test_parallel_calls_all_become_tool_calls_and_all_run(fake):
     assert (run.outcome, run.answer) == ("answer", "Both sunny.")
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_cached_prompt_tokens_are_cache_reads_and_add_up_to_the_prompt(fake):
     usage = {"prompt_tokens": 1000, "completion_tokens": 20, "prompt_tokens_details": {"cached_tokens": 640}}
     fake.queue((200, completion_body("ok", usage=usage), {}))
@@ -130,6 +137,7 @@ def test_cached_prompt_tokens_are_cache_reads_and_add_up_to_the_prompt(fake):
     assert got.input_tokens + got.cache_read_input_tokens == 1000 == got.total_input_tokens
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_a_reply_without_usage_counts_zero(fake):
     body = completion_body("ok")
     del body["usage"]
@@ -137,6 +145,7 @@ def test_a_reply_without_usage_counts_zero(fake):
     assert model(fake).complete("", [Message("user", "Hi")]).usage == Usage()
 
 
+@pytest.mark.server  # starts a local fake API server
 @pytest.mark.parametrize("written", ['{"city": "Oslo"', "city=Oslo", '["Oslo"]', "null"])
 def test_arguments_that_are_not_a_json_object_become_an_error_the_model_reads(fake, written):
     fake.queue((200, completion_body(None, [function_call("call_1", "weather", written)], "tool_calls"), {}),
@@ -152,13 +161,18 @@ def test_arguments_that_are_not_a_json_object_become_an_error_the_model_reads(fa
     assert saved.steps[0].response.tool_calls[0].unparsed == written
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_a_call_without_arguments_is_a_call_with_empty_input(fake):
     fake.queue((200, completion_body(None, [function_call("call_1", "now", "")], "tool_calls"), {}))
     assert model(fake).complete("", [Message("user", "Time?")]).tool_calls == [ToolCall("call_1", "now", {})]
 
 
-@pytest.mark.parametrize("status, error", [(429, openai.RateLimitError), (500, openai.InternalServerError)])
+@pytest.mark.server  # starts a local fake API server
+@pytest.mark.parametrize("status, error", [(429, "RateLimitError"), (500, "InternalServerError")])
 def test_rate_limits_and_server_errors_are_retried(fake, status, error):
+    import openai  # here, not at the top: the quick tier collects this file without paying for the SDK's import
+
+    error = getattr(openai, error)
     failure = (status, openai_error("try later"), {**RETRY_FAST, "retry-after": "0"})
     fake.queue(failure, (200, completion_body("Fine."), {}))
     assert model(fake, max_retries=2).complete("", [Message("user", "Hi")]).text == "Fine."
@@ -169,6 +183,7 @@ def test_rate_limits_and_server_errors_are_retried(fake, status, error):
     assert caught.value.run.outcome == "error"
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_a_dripping_server_is_abandoned_at_the_total_deadline(fake):
     fake.queue(Drip(completion_body("x" * 200), every=0.1))  # about 30 s to send in full
     started = time.monotonic()
@@ -178,6 +193,7 @@ def test_a_dripping_server_is_abandoned_at_the_total_deadline(fake):
     fake.queue((200, completion_body("Back."), {}))  # the abandoned client was replaced: the next call works
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_a_context_too_long_for_the_server_is_prompt_too_long(fake):
     too_long = openai_error("the request exceeds the available context size, try increasing it",
                             "exceed_context_size_error", n_prompt_tokens=9000, n_ctx=8192)
@@ -187,12 +203,14 @@ def test_a_context_too_long_for_the_server_is_prompt_too_long(fake):
     assert (caught.value.tokens, caught.value.window) == (9000, 8192)
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_no_key_is_needed_for_a_local_server(fake):
     fake.queue((200, completion_body("Hi."), {}))
     assert model(fake).complete("", [Message("user", "Hi")]).text == "Hi."
     assert SECRET not in json.dumps(fake.requests[0].headers)
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_a_key_is_sent_as_a_bearer_header_and_shown_nowhere(fake, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     fake.queue((200, completion_body("Hi."), {}))
@@ -202,7 +220,10 @@ def test_a_key_is_sent_as_a_bearer_header_and_shown_nowhere(fake, monkeypatch):
     assert not leaks(repr(adapter) + adapter.name + repr(vars(adapter)) + run.to_json())
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_a_server_that_echoes_the_key_in_a_401_puts_it_in_no_error(fake, monkeypatch):
+    import openai  # here, not at the top: the quick tier collects this file without paying for the SDK's import
+
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     fake.queue(EchoAuthorization())
     with pytest.raises(AgentError) as caught:
@@ -225,6 +246,7 @@ def test_a_key_with_a_stray_carriage_return_is_refused_without_quoting_it():
     assert "OPENAI_API_KEY" in str(caught.value) and not leaks(everything_shown(caught.value))
 
 
+@pytest.mark.server  # starts a local fake API server
 @pytest.mark.parametrize("reply", [Gzipped(completion_body("ok"), padding=50 * 2**20), Flood(50 * 2**20)],
                          ids=["gzip-bomb", "unannounced"])
 def test_a_huge_body_is_cut_off_even_when_it_comes_compressed(fake, monkeypatch, reply):
@@ -235,11 +257,13 @@ def test_a_huge_body_is_cut_off_even_when_it_comes_compressed(fake, monkeypatch,
     assert fake.requests[0].headers.get("accept-encoding") == "identity"
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_a_small_compressed_body_is_read_as_usual(fake):
     fake.queue(Gzipped(completion_body("Fine, compressed."), padding=1000))
     assert model(fake).complete("", [Message("user", "Hi")]).text == "Fine, compressed."
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_json_tools_list_the_tools_and_hold_the_reply_to_a_call_or_an_answer(fake):
     step = json.dumps({"tool": "weather", "arguments": {"city": "Oslo"}})
     fake.queue((200, completion_body(step), {}), (200, completion_body(json.dumps({"answer": "Sunny."})), {}))
@@ -256,6 +280,7 @@ def test_json_tools_list_the_tools_and_hold_the_reply_to_a_call_or_an_answer(fak
                                       {"role": "user", "content": "Result of weather: sunny in Oslo"}]
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_a_recording_of_an_openai_compatible_run_replays(fake, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     fake.queue((200, completion_body(None, [function_call("call_1", "weather", {"city": "Oslo"})], "tool_calls"), {}),

@@ -395,6 +395,7 @@ def test_two_recorders_for_one_cassette_never_mix_their_lines(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl"]
 
 
+@pytest.mark.server  # starts a local fake API server
 def test_recording_claude_keeps_no_key_and_no_headers(tmp_path):
     cassette = tmp_path / "c.jsonl"
     with FakeAnthropic() as fake:
@@ -487,6 +488,7 @@ def recorded_lesson(recording, tmp_path, monkeypatch):
     return tmp_path / "lesson.ipynb", tmp_path / "cassettes" / "lesson.jsonl", nb
 
 
+@pytest.mark.server  # starts a local fake API server
 @pytest.mark.notebook  # starts a Jupyter kernel
 def test_a_recorded_notebook_replays_to_identical_outputs_offline(recorded_lesson):
     notebook, cassette, recorded = recorded_lesson
@@ -538,6 +540,7 @@ class Kernel:
         self.manager.shutdown_kernel(now=False)
 
 
+@pytest.mark.server  # starts a local fake API server
 @pytest.mark.notebook  # starts a Jupyter kernel
 def test_rerunning_restarting_and_running_out_of_order_all_replay_in_a_real_kernel(recorded_lesson, monkeypatch):
     _, cassette, _ = recorded_lesson
@@ -556,6 +559,7 @@ def test_rerunning_restarting_and_running_out_of_order_all_replay_in_a_real_kern
         learner.shutdown()
 
 
+@pytest.mark.server  # starts a local fake API server
 @pytest.mark.notebook  # starts a Jupyter kernel
 def test_in_jupyter_a_changed_prompt_is_a_short_error_and_a_bug_a_full_traceback(recorded_lesson):
     """Executed and saved as a notebook, as nbclient (and so nbval and Jupyter) keeps it."""
@@ -592,6 +596,7 @@ def test_the_notebook_command_reports_a_missing_cassette(tmp_path, capsys):
     assert "there is no cassette" in capsys.readouterr().err
 
 
+@pytest.mark.server  # starts a local fake API server
 @pytest.mark.notebook  # starts a Jupyter kernel
 def test_lesson_5_runs_live_through_the_sdk_then_replays_offline_identically(tmp_path, monkeypatch):
     """The real lesson, live mode's code path end to end, recorded, then replayed with no server."""

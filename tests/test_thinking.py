@@ -28,6 +28,8 @@ from teachagent.messages import OtherBlock, RedactedThinking, Thinking
 from teachagent.tools import tool
 from teachagent.trace import Run
 
+pytestmark = pytest.mark.server  # every test here runs Claude through the SDK against the local fake
+
 UNKNOWN = {"type": "server_note", "id": "srv_1", "payload": {"nested": [1, 2.5, "ünïcode"], "empty": {}}}
 
 
