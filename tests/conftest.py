@@ -51,3 +51,22 @@ def said(capsys):
         return out.removeprefix(f"exercise {exercise}: ")
 
     return printed
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """One headless Chromium for a browser test file (tests/browser.py); each file brings its own `lab`."""
+    from browser import launch_chromium
+
+    with launch_chromium() as browser:
+        yield browser
+
+
+@pytest.fixture
+def page(lab, chromium):
+    """A fresh page in that Chromium; when the test ends it is closed and the kernels it started shut down."""
+    from browser import chromium_page, end_sessions
+
+    with chromium_page(chromium) as page:
+        yield page
+    end_sessions(lab)

@@ -24,11 +24,8 @@ import pytest
 from browser import (
     ERROR,
     NOTEBOOKS,
-    chromium_page,
-    end_sessions,
     in_a_browser,
     jupyterlab,
-    launch_chromium,
     open_notebook,
     run_all,
     wait_until,
@@ -46,12 +43,6 @@ PLAYS = ("play_sent.ipynb", "play_refused.ipynb")  # one each, so no test opens 
 
 
 @pytest.fixture(scope="module")
-def chromium():
-    with launch_chromium() as browser:
-        yield browser
-
-
-@pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """JupyterLab serving copies of lessons 3 and 7 and the play notebooks (the cells above)."""
     root = tmp_path_factory.mktemp("lab")
@@ -64,13 +55,6 @@ def lab(tmp_path_factory):
         shutil.copy(NOTEBOOKS / lesson, root / lesson)
     with jupyterlab(root) as url:
         yield url
-
-
-@pytest.fixture
-def page(lab, chromium):
-    with chromium_page(chromium) as page:
-        yield page
-    end_sessions(lab)
 
 
 @in_a_browser

@@ -29,13 +29,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from browser import NOTEBOOKS, chromium_page, end_sessions, in_a_browser, jupyterlab, launch_chromium, open_notebook, wait_until
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with launch_chromium() as browser:
-        yield browser
+from browser import NOTEBOOKS, chromium_page, in_a_browser, jupyterlab, open_notebook, wait_until
 
 
 @pytest.fixture(scope="module")
@@ -46,13 +40,6 @@ def lab(tmp_path_factory):
         shutil.copy(lesson, root / lesson.name)
     with jupyterlab(root) as url:
         yield url
-
-
-@pytest.fixture
-def page(lab, chromium):
-    with chromium_page(chromium) as page:
-        yield page
-    end_sessions(lab)
 
 
 # --- No answer in sight in a fresh notebook ---------------------------------------------------
