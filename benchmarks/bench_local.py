@@ -135,10 +135,8 @@ def room(rows: list[Row]) -> None:
 
 def rows() -> list[Row]:
     try:
-        import xllamacpp  # noqa: F401  (only to know it is there)
-
-        local.model_file()
-    except (ImportError, local.LocalModelMissing) as missing:
+        local.check_installed()
+    except local.LocalModelMissing as missing:
         return [("g. local SmolLM2-135M", f"skipped: {missing}", 0.0, None, "")]
     found: list[Row] = []
     single(found)

@@ -47,8 +47,8 @@ TOKEN = "teachagent-browser-test"
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 ERROR = "[data-mime-type='application/vnd.jupyter.stderr']"  # how JupyterLab marks a cell's error output
 # How long JupyterLab, Chromium or a kernel may take to start: a few seconds on a quiet machine,
-# far more on one busy with other tests (pytest-xdist runs notebooks beside these), which must
-# not turn into a setup error.
+# far more on a busy one (the two browser files run side by side), which must not turn into a
+# setup error.
 START_SECONDS = 180
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]

