@@ -30,7 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))  # run as a script: its neighbours import as in pytest
 
-from fake_openai import FakeOpenAI, completion_body, function_call  # noqa: E402
+from fake_openai import FakeOpenAI, completion_body, function_call
 
 Reply = tuple[int, dict[str, Any], dict[str, str]]
 
