@@ -297,6 +297,39 @@ def write_whole(target: Path, data: bytes) -> None:
         raise
 
 
+def save_document(path: str | Path, text: str, what: str, holds_one: Any) -> Path:
+    """Write the document `text` (made by `dumps`) to `path` whole, or not at all; returns the file written.
+
+    `writable` says first whether `path` may be replaced (never a folder, nor a file that is
+    not already `what`, checked by `holds_one`). A lone surrogate, which UTF-8 cannot hold,
+    is written as the JSON escape \\udxxx that reads back the same.
+    """
+    target = writable(path, what, holds_one)
+    write_whole(target, text.encode("utf-8", "backslashreplace"))
+    return target
+
+
+def read_document(text: str | bytes | bytearray, schema: str, what: str, reads_a_file: str) -> Any:
+    """The document in `text` (a str, or bytes that must be UTF-8), checked against `schema`.
+
+    Anything else is a `FormatError` that starts "not <what>:" and says where the problem
+    is; something that is not text at all is told of `reads_a_file`, the call that reads one.
+    """
+    try:
+        if isinstance(text, (bytes, bytearray)):
+            data = bytes(text)
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as error:
+                line = data.count(b"\n", 0, error.start) + 1
+                raise FormatError(f"it is not UTF-8 text (line {line})") from None
+        if not isinstance(text, str):
+            raise FormatError(f"{what} is text (or UTF-8 bytes), not {type(text).__name__}; {reads_a_file} reads one from a file")
+        return parse(text, schema)
+    except FormatError as error:
+        raise FormatError(f"not {what}: {error}") from None
+
+
 def unstorable(value: Any) -> str | None:
     """What in a tool's input JSON or a saved run or cassette cannot hold, or None; one pass, no recursion.
 
