@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from .base.display import shorten
 from .base.errors import CourseError, SettingError, check_number
-from .dispatch import Dispatcher
+from .dispatch import Approver, Dispatcher, ask_in_terminal
 from .messages import MAX_TOKENS, STOPS, Message, Response, StopReason, ToolCall, ToolResult, Usage
 from .models import Model, TokenCounter
 from .tokens import context_tokens, message_tokens
@@ -191,7 +191,8 @@ class Agent:
     """A model, the tools it may call, a system prompt and a step budget.
 
     `on_step(step, run)`, if given, is called after every step: the step viewer uses it
-    to draw a run while it happens.
+    to draw a run while it happens. `approve(call)` is asked before a tool made with
+    `ask_first=True` runs (the dispatcher's; by default it asks on the terminal).
 
     Budgets besides `max_steps`, each checked before every call; a call that could break
     one is not made, and the run ends with the budget's name as its outcome:
@@ -211,6 +212,7 @@ class Agent:
     max_input_tokens: int | None = None
     max_dollars: float | None = None
     price: Pricing | None = None
+    approve: Approver = ask_in_terminal
     runs: list[Run] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
@@ -221,6 +223,7 @@ class Agent:
                 check_number(name, getattr(self, name), at_least=0, at_most=largest)
         if self.max_dollars is not None and self.price is None:
             raise SettingError("max_dollars needs a price, e.g. price=teachagent.cost.PRICES['claude-haiku-5-5']")
+        Dispatcher(self.tools, self.approve)  # an approve that is no function is refused here, not at the first run
 
     def __setattr__(self, name: str, value: Any) -> None:
         """`agent.tools = ...` keeps a list of the tools, checked now: a generator is read once, not used up by a run."""
@@ -232,7 +235,7 @@ class Agent:
     @property
     def dispatcher(self) -> Dispatcher:
         """The handler for the tools as they are now; each run makes its own, so a change counts from the next run."""
-        return Dispatcher(self.tools)
+        return Dispatcher(self.tools, self.approve)
 
     def __repr__(self) -> str:
         return f"Agent(model={self.model.name!r}, tools={[t.name for t in self.tools]}, max_steps={self.max_steps})"
