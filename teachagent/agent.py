@@ -9,7 +9,6 @@ of the API's stop reasons handled on purpose.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from typing import Any
 
 from .base.display import shorten
 from .base.errors import CourseError, RaisedFrom, SettingError, check_number
+from .base.formats import unstorable
 from .budget import Budget, Pricing
 from .dispatch import Approver, Dispatcher, ask_in_terminal
 from .messages import MAX_TOKENS, STOPS, Message, Response, StopReason, ToolCall, ToolResult, Usage
@@ -42,7 +42,6 @@ class BadReply(CourseError, TypeError):
     """A model returned something the loop cannot use (a model written by hand often does, at first)."""
 
 
-MAX_INPUT_DEPTH = 64  # brackets in one tool input: a saved run or a cassette holds at most 100 in all
 MAX_COUNT = 10**15  # a usage count past this is no count of anything (the saved-run schema's limit)
 
 
@@ -52,7 +51,7 @@ def checked_reply(response: object) -> Response:
     The Response type checks its own blocks and stop reason when it is made; what it cannot
     check is a reply that is not a Response at all, usage counts that are not counts, and
     tool input that cannot be written as JSON (to count it, to send it back, to save it):
-    NaN, the infinities, numbers of over 300 digits, nesting deeper than MAX_INPUT_DEPTH.
+    NaN, the infinities, numbers of over 300 digits, nesting deeper than MAX_INPUT_DEPTH (base/formats.py).
     A stand-in block whose fields raise when read is a BadReply too.
     """
     if not isinstance(response, Response):
@@ -87,33 +86,6 @@ def _check_tool_call(block: ToolCall) -> None:
     problem = unstorable(block.input)
     if problem:
         raise BadReply(f"the input of tool call {shorten(block.id, 60)!r} cannot be written as JSON and saved: {problem}")
-
-
-def unstorable(value: Any) -> str | None:
-    """What in a tool's input JSON or a saved file cannot hold, or None; one pass, no recursion."""
-    pending: list[tuple[Any, int]] = [(value, 1)]
-    while pending:
-        item, depth = pending.pop()
-        if isinstance(item, dict) or isinstance(item, list):
-            if depth > MAX_INPUT_DEPTH:
-                return f"it is nested more than {MAX_INPUT_DEPTH} levels deep"
-            if isinstance(item, dict):
-                if not all(isinstance(key, str) for key in item):
-                    return "a key is not a string"
-                pending.extend((child, depth + 1) for child in item.values())
-            else:
-                pending.extend((child, depth + 1) for child in item)
-        elif isinstance(item, bool) or item is None or isinstance(item, str):
-            continue
-        elif isinstance(item, int):
-            if abs(item) >= 10**300:
-                return "it holds a number of over 300 digits"
-        elif isinstance(item, float):
-            if not math.isfinite(item):
-                return f"it holds {item!r}, which JSON cannot"
-        else:
-            return f"it holds a {type(item).__name__}, which is not JSON"
-    return None
 
 
 def grow(messages: list[Message], response: Response, results: list[ToolResult]) -> int:

@@ -22,11 +22,11 @@ import math
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .base.errors import SettingError, check_number
+from .base.errors import MOST_TOKENS, SettingError, check_number
 from .messages import MAX_TOKENS, Message, Usage
 from .models import Model, TokenCounter
 
-LARGEST = {"max_context_tokens": 10**12, "max_input_tokens": 10**12, "max_dollars": 10**6}  # more is a typo, not a budget
+LARGEST = {"max_context_tokens": MOST_TOKENS, "max_input_tokens": MOST_TOKENS, "max_dollars": 10**6}  # past these: a typo
 
 
 class Pricing(Protocol):

@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import Any, overload
 
 from .base.display import shorten
-from .base.errors import check_number
+from .base.errors import A_DAY, check_number
 from .base.files import read_inside
 from .base.schema import ToolDefinitionError, parse_docstring, schema_from_signature
 
 TOOL_TIMEOUT = 10.0  # seconds a tool may run before the dispatcher reports it as failed
-MAX_TOOL_TIMEOUT = 24 * 3600.0  # a day; for longer, or no limit, give timeout=None
+MAX_TOOL_TIMEOUT = float(A_DAY)  # a day; for longer, or no limit, give timeout=None
 
 # What the Messages API accepts as a tool name.
 NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"

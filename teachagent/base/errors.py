@@ -19,6 +19,10 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+# The largest values the settings take: past these a number is a typo, not a setting.
+A_DAY = 24 * 3600  # seconds: the longest timeout any call, tool or file lock may be given
+MOST_TOKENS = 10**12  # more tokens than any run reads or any price tier starts at
+
 
 class CourseError(Exception):
     """An error whose message is the whole story: what went wrong and the fix."""
