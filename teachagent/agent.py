@@ -18,7 +18,7 @@ from .base.display import shorten
 from .base.errors import CourseError, RaisedFrom, SettingError, check_number
 from .base.formats import unstorable
 from .budget import Budget, Pricing
-from .dispatch import Dispatcher
+from .dispatch import Approver, Dispatcher, ask_in_terminal
 from .messages import MAX_TOKENS, STOPS, Message, Response, StopReason, ToolCall, ToolResult, Usage
 from .models import Model
 from .tokens import context_tokens, message_tokens
@@ -111,7 +111,8 @@ class Agent:
     """A model, the tools it may call, a system prompt and a step budget.
 
     `on_step(step, run)`, if given, is called after every step: the step viewer uses it
-    to draw a run while it happens.
+    to draw a run while it happens. `approve(call)` is asked before a tool made with
+    `ask_first=True` runs (the dispatcher's; by default it asks on the terminal).
 
     Besides the step budget `max_steps`: `max_context_tokens`, `max_input_tokens` and
     `max_dollars` at `price` (a `teachagent.cost.Price`), each checked before every call
@@ -128,12 +129,14 @@ class Agent:
     max_input_tokens: int | None = None
     max_dollars: float | None = None
     price: Pricing | None = None
+    approve: Approver = ask_in_terminal
     runs: list[Run] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
         check_number("max_steps", self.max_steps, whole=True, at_least=1, at_most=MAX_STEPS)
         check_number("max_tokens", self.max_tokens, whole=True, at_least=1, at_most=1_000_000)
         self.budget()  # a budget it cannot take is refused now, not at the first run
+        Dispatcher(self.tools, self.approve)  # an approve that is no function is refused here, not at the first run
 
     def budget(self) -> Budget:
         """A fresh `Budget` for one run, from this agent's limits (budget.py)."""
@@ -149,7 +152,7 @@ class Agent:
     @property
     def dispatcher(self) -> Dispatcher:
         """The handler for the tools as they are now; each run makes its own, so a change counts from the next run."""
-        return Dispatcher(self.tools)
+        return Dispatcher(self.tools, self.approve)
 
     def __repr__(self) -> str:
         return f"Agent(model={self.model.name!r}, tools={[t.name for t in self.tools]}, max_steps={self.max_steps})"
