@@ -36,10 +36,9 @@ class EvalTask:
 
     def passed(self, run: Run) -> bool:
         """Right only if the run answered (letters or digits, outcome 'answer') and the checker accepts the answer."""
-        answer = run.answer or ""
-        if run.outcome != "answer" or not any(ch.isalnum() for ch in answer):
+        if not run.answered:  # trace.is_answer: outcome 'answer' and a reply that says something
             return False
-        return self.check(answer) is True  # a checker that returns something else has not said yes
+        return self.check(run.answer or "") is True  # a checker that returns something else has not said yes
 
 
 @dataclass(frozen=True)
@@ -75,12 +74,16 @@ class Evaluation:
         return sum(result.run.Z for result in self.results)
 
     def table(self) -> str:
-        """One line a task: its name, passed or failed, the run's outcome, its calls K and its Z; then the rate."""
+        """One line a task: its name, passed or failed, how the run ended, its calls K and its Z; then the rate.
+
+        A final reply with no letter or digit in it shows as "said nothing", not as an answer.
+        """
         width = max(len(result.task.name) for result in self.results)
         lines = [f"{self.label}:"]
         for result in self.results:
             verdict = "passed" if result.passed else "failed"
-            lines.append(f"  {result.task.name:{width}}  {verdict}  {result.run.outcome:14} "
+            ending = "said nothing" if result.run.outcome == "answer" and not result.run.answered else result.run.outcome
+            lines.append(f"  {result.task.name:{width}}  {verdict}  {ending:14} "
                          f"K = {len(result.run.steps):2d}  Z = {result.run.Z:6,}")
         lines.append(f"  {self.estimate}, Z = {self.Z:,} tokens in all")
         return "\n".join(lines)
