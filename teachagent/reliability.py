@@ -37,7 +37,7 @@ def step_success(p: float, delta: float, r: int) -> float:
     check_number("delta", delta, at_least=0, at_most=1)
     check_number("r", r, whole=True, at_least=0, at_most=10_000)
     caught_failure = (1 - p) * delta
-    return min(1.0, p * sum(caught_failure**k for k in range(r + 1)))  # rounding can pass 1 by a hair
+    return min(1.0, p * sum(caught_failure**j for j in range(r + 1)))  # rounding can pass 1 by a hair
 
 
 def task_success(q: float, n: int) -> float:
