@@ -69,6 +69,9 @@ from .reliability import floor_n50, n50, n50_approx, step_success, task_success
 from .simulation import Estimate, flaky_agent, run_flaky_agents, simulate
 from .course.widgets import SuccessExplorer
 
+# lesson 8: the capstone, and an evaluation over tasks
+from .evaluation import EvalTask, Evaluation, TaskResult, compared, evaluate_agent
+
 __all__ = [
     # lesson 1
     "Claude", "STOPS", "STOP_REASONS", "Message", "Model", "OpenAICompatible", "RedactedThinking", "Response",
@@ -91,4 +94,6 @@ __all__ = [
     # lesson 7
     "Estimate", "SuccessExplorer", "flaky_agent", "floor_n50", "n50", "n50_approx", "plot_task_success", "run_flaky_agents",
     "simulate", "step_success", "task_success",
+    # lesson 8
+    "EvalTask", "Evaluation", "TaskResult", "compared", "evaluate_agent",
 ]
