@@ -15,11 +15,11 @@ import pytest
 from fake_anthropic import FakeAnthropic, message_body, policy_server, text_block, tool_use_block
 
 from teachagent.agent import Agent, AgentError
-from teachagent.claude import Claude, request_body
+from teachagent.claude import Claude
 from teachagent.course import replay
 from teachagent.course.notebook_runner import NotebookError, run_notebook
 from teachagent.course.replay import FORMAT, CassetteError, Player, Recorder, first_difference, read_cassette
-from teachagent.messages import Message, Response, Text, ToolResult, latest_results
+from teachagent.messages import Message, Response, Text, ToolResult, latest_results, request_body
 from teachagent.models import ScriptedModel, call
 from teachagent.tools import tool
 

@@ -29,8 +29,7 @@ from typing import Any
 from ..base.display import shorten
 from ..base.errors import CourseError
 from ..base.formats import FormatError, dumps, parse, read_text, validator
-from ..claude import request_body
-from ..messages import MAX_TOKENS, Message, Response, Usage
+from ..messages import MAX_TOKENS, Message, Response, Usage, request_body
 from ..models import Model, TokenCounter
 
 FORMAT = "teachagent.cassette/2"
