@@ -169,9 +169,10 @@ def test_help_lists_the_notebook_commands(capsys):
         cli.main(["--help"])
     assert caught.value.code == 0
     shown = capsys.readouterr().out
-    assert "teachagent notebook {record,replay} NOTEBOOK [--cassette PATH]" in shown.splitlines()[1]  # in the usage
+    assert "teachagent notebook {record,replay} NOTEBOOK [--mode live|local] [--cassette PATH]" in shown.splitlines()[1]
     said = " ".join(shown.split())
-    assert "notebook record runs a notebook against Claude (needs ANTHROPIC_API_KEY) and records every call" in said
+    assert ("notebook record runs a notebook against a real model (--mode live: Claude, or the server of --base-url and "
+            "--model; --mode local: the small model in this process) and records every call") in said
     assert "notebook replay runs it again from that cassette, with no key and no network" in said
 
 
