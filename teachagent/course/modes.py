@@ -145,10 +145,11 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
 
     model: Model
     if chosen in ("record", "replay"):
-        from .replay import Player, cassette_model
+        from .replay import Player, cassette_model, check_recordable
 
         path = cassette_path(chosen, cassette)
         if chosen == "record":
+            check_recordable(path)  # before a model is made: the local one starts a server
             live, where, named, billed = recorded_model(record_from(source), base_url, model_name)
             model = cassette_model(chosen, path, live, named)
             banner = (f"record mode: {where}, every call {'billed and ' if billed else ''}recorded; "
