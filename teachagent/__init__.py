@@ -35,7 +35,9 @@ from .course.reference import answered, beside_reference, describe, undefined_be
 from .tokens import context_tokens, count_tokens, message_tokens, tools_tokens
 
 # lesson 2: tools
+from .claude import request_body as messages_api_request
 from .dispatch import Dispatcher
+from .openai_compatible import chat_request, json_tools_request
 from .tools import Tool, read_file_tool, tool
 
 # lesson 3: the agent loop, its record, and you as the model
@@ -75,7 +77,7 @@ __all__ = [
     "answered", "beside_reference", "call", "context_tokens", "count_tokens", "describe", "latest_results", "message_tokens",
     "select_model", "show", "tool_exchanges", "tools_tokens", "undefined_because",
     # lesson 2
-    "Dispatcher", "Tool", "read_file_tool", "tool",
+    "Dispatcher", "Tool", "chat_request", "json_tools_request", "messages_api_request", "read_file_tool", "tool",
     # lesson 3
     "Agent", "AgentError", "HumanModel", "OUTCOMES", "Outcome", "Run", "Step", "StepViewer", "play", "run_html",
     "Choices", "SampledScriptedModel", "one_of", "real_model_run",

@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .base.errors import check_number
+from .base.errors import A_DAY, check_number
 from .base.http import (
     DEFAULT_TIMEOUT,
     IDENTITY,
@@ -77,7 +77,7 @@ class Claude:
         self.name = model or os.environ.get("TEACHAGENT_CLAUDE_MODEL") or DEFAULT_MODEL
         secret, api_key = Secret(api_key or os.environ.get("ANTHROPIC_API_KEY") or ""), None  # no frame holds the key itself
         checked_key(secret, "ANTHROPIC_API_KEY")
-        self.timeout = float(check_number("timeout", timeout, above=0, at_most=24 * 3600, unit="seconds"))
+        self.timeout = float(check_number("timeout", timeout, above=0, at_most=A_DAY, unit="seconds"))
         check_number("max_retries", max_retries, whole=True, at_least=0, at_most=10)
         import anthropic
 

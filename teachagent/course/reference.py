@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 from ..base.errors import CourseError
 from ..messages import Response
 from ..models import Model, ScriptedModel
-from ..trace import OUTCOMES, Run
+from ..trace import OUTCOMES, Run, is_answer
 
 Result = TypeVar("Result", Run, Response)
 
@@ -46,14 +46,9 @@ def is_scripted(model: Any) -> bool:
     return getattr(model, "scripted", False) is True
 
 
-def is_answer(text: str | None) -> bool:
-    """Whether a final reply says anything: a letter or a digit, not only punctuation or spaces."""
-    return isinstance(text, str) and any(ch.isalnum() for ch in text)
-
-
 def answered(run: Run) -> bool:
-    """Whether `run` ended with a final answer that says something (`); ` is not an answer)."""
-    return run.outcome == "answer" and is_answer(run.answer)
+    """Whether `run` ended with a final answer that says something (`Run.answered`; `); ` is not an answer)."""
+    return run.answered
 
 
 def _fresh(script: Any) -> ScriptedModel:
