@@ -47,6 +47,7 @@ from .sampling import Choices, SampledScriptedModel, one_of
 from .trace import OUTCOMES, Outcome, Run, Step
 from .course.viz import StepViewer, run_html
 from .course.widgets import play
+from .course.replay import real_model_run
 
 # lesson 4: memory
 from .memory import MemoryStore, memory_tools
@@ -82,7 +83,7 @@ __all__ = [
     "Dispatcher", "Tool", "chat_request", "json_tools_request", "messages_api_request", "read_file_tool", "tool",
     # lesson 3
     "Agent", "AgentError", "HumanModel", "OUTCOMES", "Outcome", "Run", "Step", "StepViewer", "play", "run_html",
-    "Choices", "SampledScriptedModel", "one_of",
+    "Choices", "SampledScriptedModel", "one_of", "real_model_run",
     # lesson 4
     "MemoryStore", "PromptTooLong", "WithWindow", "compare_runs", "find_plan", "memory_tools", "write_plan",
     # lesson 5

@@ -11,8 +11,8 @@ too long"; it becomes `PromptTooLong`, the error a scripted model raises at its 
 
 The transport guards sit in teachagent/base/http.py, shared with `OpenAICompatible`: a
 total deadline per call, a bounded reply body, and an API key that reaches no output.
-`request_body` below is the request in the Messages API's shape, which is also the form
-a cassette records for any model.
+The request it sends is `messages.request_body`, the Messages API's shape, which the
+message types own (a cassette records the same shape for any model).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from .messages import (
     Thinking,
     ToolCall,
     Usage,
+    request_body,
 )
 from .models import PromptTooLong
 
@@ -154,15 +155,3 @@ def to_response(reply: Any) -> Response:
         cache_creation_input_tokens=getattr(u, "cache_creation_input_tokens", None) or 0,
     )
     return Response(content, reply.stop_reason, usage, reply.model)
-
-
-def request_body(
-    model: str, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
-) -> dict[str, Any]:
-    """One Messages API request as plain JSON data: what this adapter sends, and what a cassette records for any model."""
-    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": [m.to_dict() for m in messages]}
-    if system:
-        body["system"] = system
-    if tools:
-        body["tools"] = list(tools)
-    return body
