@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .base.display import shorten
-from .base.errors import CourseError, SettingError, check_number
+from .base.errors import CourseError, SettingError, check_number, exception_text
 from .dispatch import Dispatcher
 from .messages import MAX_TOKENS, STOPS, Message, Response, StopReason, ToolCall, ToolResult, Usage
 from .models import Model, TokenCounter
@@ -271,7 +271,7 @@ class Agent:
             raise
         except BaseException as error:  # SystemExit or any other BaseException from a model or on_step, too
             run.outcome = "error"
-            raise AgentError(f"{doing.format(k=k)}: {type(error).__name__}: {error}", run) from error
+            raise AgentError(f"{doing.format(k=k)}: {exception_text(error, limit=None)}", run) from error
         run.outcome = "max_steps"
         return run
 

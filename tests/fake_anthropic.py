@@ -215,7 +215,7 @@ def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
             raw = self.rfile.read(int(self.headers.get("content-length", 0)))
             headers = {k.lower(): v for k, v in self.headers.items()}
             fake.requests.append(Recorded(self.path, headers, json.loads(raw)))
-            reply = fake._answer(self.path, fake.requests[-1].body)
+            reply = fake._answer(self.path.partition("?")[0], fake.requests[-1].body)  # the query is kept in .path
             if isinstance(reply, Slow):
                 time.sleep(min(reply.seconds, 5))  # bounded, like every wait here
                 reply = reply.reply

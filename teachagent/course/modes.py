@@ -89,8 +89,7 @@ def _finish_at_exit(recorder: Recorder) -> None:
 
 def live_model() -> tuple[Model, str, bool]:
     """The live model the settings name, where its answers come from (in words), and whether it is Claude, which bills."""
-    base_url = os.environ.get("TEACHAGENT_BASE_URL", "").strip()
-    if not base_url:
+    if not os.environ.get("TEACHAGENT_BASE_URL", "").strip():  # read, never kept: the address may hold a password
         from ..claude import Claude
 
         claude = Claude()  # a missing key stops here, before any call
@@ -101,7 +100,7 @@ def live_model() -> tuple[Model, str, bool]:
                            "(e.g. llama3.2 for Ollama), or unset TEACHAGENT_BASE_URL for Claude")
     from ..openai_compatible import OpenAICompatible
 
-    model = OpenAICompatible(name, base_url)
+    model = OpenAICompatible(name, os.environ["TEACHAGENT_BASE_URL"].strip())
     return model, f"{model.name}, an OpenAI-compatible server", False
 
 

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..base.display import shorten
+from ..base.display import one_line, shorten
 from ..base.errors import CourseError
 from ..base.formats import FormatError, dumps, parse, read_text, validator
 from ..claude import request_body
@@ -255,7 +255,8 @@ class Player:
         self.path = Path(path)
         records = read_cassette(self.path)
         self.requests = [r["request"] for r in records if r["kind"] == "complete"]  # call n is requests[n - 1]
-        self.recorded = self.requests[0]["model"] if self.requests else "nothing"  # the model that answered
+        # the model that answered, on one line: a name with a line break could forge a line of the banner
+        self.recorded = one_line(self.requests[0]["model"], 200) if self.requests else "nothing"
         self.name = f"{self.recorded} (replayed)"
         self._answers: dict[str, list[dict[str, Any]]] = {}
         for record in records:

@@ -26,6 +26,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ..base.errors import exception_text
+
 
 class NotYet(Exception):
     """What a check found missing or wrong, in one line the learner can act on."""
@@ -118,16 +120,8 @@ def describe(value: Any) -> str:
 
 
 def error_text(error: BaseException) -> str:
-    """`Kind: message` for an exception from the learner's code, even one whose `__str__` raises."""
-    kind = type(error).__name__
-    try:
-        message = str(error)
-    except BaseException:  # a broken __str__ must not break the check that reports it
-        return f"{kind} (whose message could not be shown)"
-    message = " ".join(message.split())
-    if len(message) > 200:
-        message = message[:197] + "..."
-    return f"{kind}: {message}" if message else kind
+    """`Kind: message` for an exception from the learner's code, even one whose name or `__str__` raises."""
+    return exception_text(error)
 
 
 def check(exercise: str, test: Callable[[], str]) -> None:
