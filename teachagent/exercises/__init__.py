@@ -56,16 +56,32 @@ def number(value: Any, name: str) -> float:
     The value is read through the built-in types' own methods, so a subclass that redefines
     `__eq__` or `__float__` is read as the number it holds.
     """
-    value = filled(value, name)
-    if _is_numpy_scalar(value):
-        value = value.item()  # np.float64(0.5) -> 0.5, np.bool_(True) -> True
+    value = plain(filled(value, name))
     if isinstance(value, bool):
         raise NotYet(f"`{name}` should be a number, not the truth value {bool.__repr__(value)}")
     if isinstance(value, float):
         return float.__float__(value)
     if isinstance(value, int):
-        return float(int.__int__(value))
+        try:
+            return float(int.__int__(value))
+        except OverflowError:  # 10**400: more than any float holds
+            raise NotYet(f"`{name}` is a whole number of over 300 digits, too large to be the number asked for") from None
     raise NotYet(f"`{name}` should be a number, not {describe(value)}")
+
+
+def plain(value: Any) -> Any:
+    """A numpy number or truth value (a scalar, or an array of one value) as the Python one it holds; anything else as it is.
+
+    numpy reads its own values (`.item()`; `float()` for np.longdouble, which `.item()`
+    gives back unchanged), so np.float64(0.5), np.array(0.5) and np.bool_(True) are 0.5,
+    0.5 and True. An array of several values is left as it is, and refused by the check.
+    """
+    if not _is_numpy_scalar(value) and not (_is_numpy_array(value) and value.ndim == 0):
+        return value
+    value = value.item()  # np.float64(0.5) -> 0.5, np.array(True) -> True
+    if _is_numpy_scalar(value) and isinstance(value, _numpy_floating()):
+        value = float(value)  # np.longdouble, whose .item() is itself
+    return value
 
 
 def whole(value: Any, name: str) -> int:
@@ -158,10 +174,21 @@ def _is_numpy_scalar(value: Any) -> bool:
     return type(value).__module__ == "numpy" and type(value).__name__ != "ndarray" and hasattr(type(value), "item")
 
 
+def _is_numpy_array(value: Any) -> bool:
+    """numpy's own ndarray (not a subclass of it a learner wrote)."""
+    return type(value).__module__ == "numpy" and type(value).__name__ == "ndarray"
+
+
+def _numpy_floating() -> Any:
+    import numpy  # only reached with a numpy value in hand, so numpy is already imported
+
+    return numpy.floating
+
+
 from .quiz import Question, quiz  # noqa: E402 (they use the helpers above)
 from .reveal import solution  # noqa: E402
 
 __all__ = [
     "NotYet", "Question", "check", "close", "describe", "error_text", "expect", "filled", "number", "numbers_in",
-    "quiz", "run_check", "solution", "text", "whole",
+    "plain", "quiz", "run_check", "solution", "text", "whole",
 ]
