@@ -87,7 +87,7 @@ class Claude:
         import anthropic
 
         build = lambda: anthropic.Anthropic(  # noqa: E731
-            api_key=STAND_IN_KEY, base_url=address.url if address else None, max_retries=max_retries,
+            api_key=STAND_IN_KEY, base_url=address.base if address else None, max_retries=max_retries,
             timeout=self.timeout, default_headers=IDENTITY, http_client=capped_http_client(anthropic, address),
         )
         self._guarded = Guarded(build, secret, self.timeout, self.name, address)

@@ -117,7 +117,7 @@ class OpenAICompatible:
         import openai
 
         build = lambda: openai.OpenAI(  # noqa: E731
-            api_key=STAND_IN_KEY, base_url=self.server, max_retries=max_retries, timeout=self.timeout,
+            api_key=STAND_IN_KEY, base_url=address.base, max_retries=max_retries, timeout=self.timeout,
             default_headers=IDENTITY, http_client=capped_http_client(openai, address),
         )
         self._guarded = Guarded(build, secret if secret.reveal() else None, self.timeout, self.name, address)

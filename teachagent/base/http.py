@@ -153,8 +153,10 @@ class Address:
     A user name and password (`http://user:pw@host/v1`) become an `Authorization: Basic`
     header, and query parameters named like credentials (`api_key`, `key`, `token`, `sig`,
     `password`, ...) are kept aside; `add_to(request)`, an httpx request hook, puts both
-    back into each request to the same host, and nowhere else. The fragment (`#...`) is
-    never sent by HTTP, so it is dropped. The parsing is by hand and never raises, so even
+    back into each request to the same host, and nowhere else. `base` is what the SDK is
+    given: the address without its query, which the hook adds to each request (an SDK
+    appends its paths after the query otherwise). The fragment (`#...`) is never sent by
+    HTTP, so it is dropped. The parsing is by hand and never raises, so even
     a malformed address (`http://user:pw@[::1`) loses its credentials before anything quotes it.
     """
 
@@ -176,16 +178,19 @@ class Address:
             self.authorization = Secret(f"Basic {token}")
             secrets += [Secret(userinfo), Secret(unquote(userinfo)), Secret(token), Secret(pair)]
             secrets += [Secret(password), Secret(unquote(password))] if password else [Secret(user), Secret(unquote(user))]
-        kept, self.query = [], []
+        kept: list[str] = []
+        self.query: list[tuple[str, Secret]] = []  # every parameter, in order; only the credentials' values are secret
         for part in query.split("&") if query else []:
             name, _, value = part.partition("=")
             if any(word in re.sub(r"[^a-z0-9]", "", unquote(name).lower()) for word in CREDENTIAL_WORDS):
                 self.query.append((unquote(name), Secret(unquote(value.replace("+", " ")))))
                 secrets += [Secret(part), Secret(value), Secret(unquote(value)), Secret(unquote(value.replace("+", " ")))]
             elif part:
+                self.query.append((unquote(name.replace("+", " ")), Secret(unquote(value.replace("+", " ")))))
                 kept.append(part)
         self.secrets = tuple(s for s in secrets if s.reveal())
-        self.url = f"{scheme}{sep}{host}{slash}{path}" + (f"?{'&'.join(kept)}" if kept else "")
+        self.base = f"{scheme}{sep}{host}{slash}{path}"
+        self.url = self.base + (f"?{'&'.join(kept)}" if kept else "")
 
     def __repr__(self) -> str:
         return f"Address({self.url!r}, {'credentials taken out' if self.secrets else 'no credentials'})"
