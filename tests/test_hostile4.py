@@ -330,6 +330,11 @@ def test_a_tool_exception_that_cannot_be_shown_is_an_error_result_and_the_run_go
     assert Dispatcher([broken])(ToolCall("c2", "broken", {})).is_error
 
 
+def test_a_value_whose_class_cannot_be_named_is_described_in_one_line(said):
+    check_q_by_hand(Unnamed("x"))
+    assert said("7.1") == "not yet: `q_by_hand` should be a number, not an object whose type has no readable name\n"
+
+
 def test_a_guess_too_large_for_a_float_is_one_line(capsys):
     compare_guess(10**400, 0.9)
     compare_Z_guess(10**400, 3000)

@@ -93,6 +93,15 @@ def _shown(value: Any) -> str:
     return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
+def type_name(value: Any, unknown: str = "an unnamed type") -> str:
+    """The name of `value`'s class as plain text, or `unknown` if a metaclass makes reading it raise or lie."""
+    try:
+        name = type(value).__name__
+        return str.__str__(name) if isinstance(name, str) else unknown
+    except BaseException:  # a metaclass whose __name__ raises
+        return unknown
+
+
 def exception_text(error: BaseException, limit: int | None = 200) -> str:
     """`Kind: message` for an exception raised by code the course did not write; it never raises.
 
@@ -102,11 +111,7 @@ def exception_text(error: BaseException, limit: int | None = 200) -> str:
     is put on one line and cut at `limit` characters; with `limit=None` it is kept as
     written (a tool's error, which the model reads whole).
     """
-    try:
-        kind = type(error).__name__
-        kind = str.__str__(kind) if isinstance(kind, str) else "an exception"
-    except BaseException:  # a metaclass whose __name__ raises
-        kind = "an exception"
+    kind = type_name(error, "an exception")
     try:
         message = str(error)
         message = str.__str__(message) if isinstance(message, str) else ""

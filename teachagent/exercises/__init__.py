@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..base.errors import exception_text
+from ..base.errors import exception_text, type_name
 
 
 class NotYet(Exception):
@@ -132,7 +132,8 @@ def describe(value: Any) -> str:
         except ValueError:  # an int too long to turn into digits
             return "a very large int"
         return shown if len(shown) <= 60 else shown[:57] + "..."
-    return f"an object of type {type(value).__name__}"
+    kind = type_name(value, "")
+    return f"an object of type {kind}" if kind else "an object whose type has no readable name"
 
 
 def error_text(error: BaseException) -> str:
