@@ -163,7 +163,7 @@ SECRETS = st.text(st.sampled_from("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUV
 
 
 @settings(max_examples=60, deadline=None)
-@given(secret=SECRETS, where=st.sampled_from(["password", "user", "query"]), name=NAMES,
+@given(secret=SECRETS, where=st.sampled_from(["password", "user", "query", "fragment"]), name=NAMES,
        before=st.sampled_from(["", "api-version=2&", "a=1&b=&"]), after=st.sampled_from(["", "&x=y", "#frag"]),
        path=st.sampled_from(["/v1", "", "/openai/v1/"]))
 def test_a_credential_anywhere_in_the_address_is_in_no_shown_or_stored_text(secret, where, name, before, after, path):
@@ -172,8 +172,10 @@ def test_a_credential_anywhere_in_the_address_is_in_no_shown_or_stored_text(secr
         url = f"https://ada:{written}@example.test{path}?{before}q=1{after}"
     elif where == "user":
         url = f"https://{written}@example.test{path}?{before}q=1{after}"
-    else:
+    elif where == "query":
         url = f"https://example.test{path}?{before}{name}={written}{after}"
+    else:  # a fragment is never sent, so it is dropped whole
+        url = f"https://example.test{path}?{before}q=1#{name}={written}"
     address = Address(url)
     model = OpenAICompatible("m", url, timeout=5)
     echoed = {"text": f"{url} {address.authorization.reveal() if address.authorization else ''} {secret} {written}",

@@ -164,7 +164,7 @@ class Address:
         scheme, sep, rest = given.partition("://")
         if not sep:
             scheme, rest = "", given
-        rest = rest.partition("#")[0]
+        rest, _, fragment = rest.partition("#")
         rest, _, query = rest.partition("?")
         authority, slash, path = rest.partition("/")
         userinfo, at, host = authority.rpartition("@")
@@ -182,12 +182,16 @@ class Address:
         self.query: list[tuple[str, Secret]] = []  # every parameter, in order; only the credentials' values are secret
         for part in query.split("&") if query else []:
             name, _, value = part.partition("=")
-            if any(word in re.sub(r"[^a-z0-9]", "", unquote(name).lower()) for word in CREDENTIAL_WORDS):
-                self.query.append((unquote(name), Secret(unquote(value.replace("+", " ")))))
-                secrets += [Secret(part), Secret(value), Secret(unquote(value)), Secret(unquote(value.replace("+", " ")))]
+            if _names_a_credential(name):
+                self.query.append((unquote(name), Secret(_decoded(value))))
+                secrets += [Secret(part), Secret(value), Secret(unquote(value)), Secret(_decoded(value))]
             elif part:
-                self.query.append((unquote(name.replace("+", " ")), Secret(unquote(value.replace("+", " ")))))
+                self.query.append((_decoded(name), Secret(_decoded(value))))
                 kept.append(part)
+        for part in fragment.split("&") if fragment else []:  # never sent; a credential in it is a secret all the same
+            name, _, value = part.partition("=")
+            if _names_a_credential(name):
+                secrets += [Secret(fragment), Secret(part), Secret(value), Secret(unquote(value)), Secret(_decoded(value))]
         self.secrets = tuple(s for s in secrets if s.reveal())
         self.base = f"{scheme}{sep}{host}{slash}{path}"
         self.url = self.base + (f"?{'&'.join(kept)}" if kept else "")
@@ -205,6 +209,16 @@ class Address:
             request.headers["authorization"] = self.authorization.reveal()
         for name, value in self.query:
             request.url = request.url.copy_add_param(name, value.reveal())
+
+
+def _names_a_credential(name: str) -> bool:
+    """Whether a query parameter's name looks like a credential's: `api_key`, `X-Api-Key`, `access_token`, `sig`, ..."""
+    return any(word in re.sub(r"[^a-z0-9]", "", unquote(name).lower()) for word in CREDENTIAL_WORDS)
+
+
+def _decoded(written: str) -> str:
+    """A query's name or value as the server reads it: percent escapes decoded, and + as a space."""
+    return unquote(written.replace("+", " "))
 
 
 class _HideSecrets(logging.Filter):
