@@ -167,26 +167,29 @@ class Address:
         rest, _, fragment = rest.partition("#")
         rest, _, query = rest.partition("?")
         authority, slash, path = rest.partition("/")
-        userinfo, at, host = authority.rpartition("@")
+        userinfo, _, host = authority.rpartition("@")
         self.host = host.lower()
         secrets: list[Secret] = []
         self.authorization: Secret | None = None
-        if at:
+        if userinfo:
             user, _, password = userinfo.partition(":")
             pair = f"{unquote(user)}:{unquote(password)}"
             token = base64.b64encode(pair.encode("utf-8", "surrogatepass")).decode("ascii")
             self.authorization = Secret(f"Basic {token}")
             secrets += [Secret(userinfo), Secret(unquote(userinfo)), Secret(token), Secret(pair)]
-            secrets += [Secret(password), Secret(unquote(password))] if password else [Secret(user), Secret(unquote(user))]
+            if password:
+                secrets += [Secret(password), Secret(unquote(password))]
+            elif len(user) >= 8:  # a token written as the user name (https://TOKEN@host); a short name is just a name
+                secrets += [Secret(user), Secret(unquote(user))]
         kept: list[str] = []
-        self.query: list[tuple[str, Secret]] = []  # every parameter, in order; only the credentials' values are secret
+        self.query: list[tuple[str, str | Secret]] = []  # every parameter, in order; the credentials' values as Secrets
         for part in query.split("&") if query else []:
             name, _, value = part.partition("=")
             if _names_a_credential(name):
                 self.query.append((unquote(name), Secret(_decoded(value))))
                 secrets += [Secret(part), Secret(value), Secret(unquote(value)), Secret(_decoded(value))]
             elif part:
-                self.query.append((_decoded(name), Secret(_decoded(value))))
+                self.query.append((_decoded(name), _decoded(value)))
                 kept.append(part)
         for part in fragment.split("&") if fragment else []:  # never sent; a credential in it is a secret all the same
             name, _, value = part.partition("=")
@@ -208,7 +211,7 @@ class Address:
         if self.authorization is not None:
             request.headers["authorization"] = self.authorization.reveal()
         for name, value in self.query:
-            request.url = request.url.copy_add_param(name, value.reveal())
+            request.url = request.url.copy_add_param(name, value.reveal() if isinstance(value, Secret) else value)
 
 
 def _names_a_credential(name: str) -> bool:
@@ -227,6 +230,11 @@ class _HideSecrets(logging.Filter):
     def __init__(self) -> None:
         super().__init__()
         self.secrets: list[Secret] = []
+
+    def add(self, secrets: Iterable[Secret]) -> None:
+        """Hide `secrets` too: each value once, however many clients are made (no caller's frame keeps the values)."""
+        known = {s.reveal() for s in self.secrets}
+        self.secrets.extend(s for s in secrets if s.reveal() not in known)
 
     def filter(self, record: logging.LogRecord) -> bool:
         if self.secrets:
@@ -317,7 +325,7 @@ class Guarded:
                  address: Address | None = None) -> None:
         self._build, self._secret, self.timeout, self.name = build, secret, timeout, name
         self.secrets = tuple(s for s in (secret, *(address.secrets if address else ())) if s is not None and s.reveal())
-        _log_filter.secrets.extend(s for s in self.secrets if s not in _log_filter.secrets)
+        _log_filter.add(self.secrets)
         self.client = self._connect()
 
     def __repr__(self) -> str:
