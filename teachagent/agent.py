@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .base.display import shorten
-from .base.errors import CourseError, RaisedFrom, SettingError, check_number
+from .base.errors import CourseError, RaisedFrom, SettingError, check_number, exception_text
 from .base.formats import unstorable
 from .budget import Budget, Pricing
 from .dispatch import Approver, Dispatcher, ask_in_terminal
@@ -191,7 +191,7 @@ class Agent:
             raise
         except BaseException as error:  # SystemExit or any other BaseException from a model or on_step, too
             run.outcome = "error"
-            raise AgentError(f"{doing.format(k=k)}: {type(error).__name__}: {error}", run) from error
+            raise AgentError(f"{doing.format(k=k)}: {exception_text(error, limit=None)}", run) from error
         run.outcome = "max_steps"
         return run
 

@@ -27,6 +27,7 @@ from .base.http import (
     DEFAULT_TIMEOUT,
     IDENTITY,
     STAND_IN_KEY,
+    Address,
     CallTimedOut,
     Guarded,
     MissingAPIKey,
@@ -35,6 +36,9 @@ from .base.http import (
     UnexpectedReply,
     capped_http_client,
     checked_key,
+    reply_count,
+    reply_text,
+    sendable,
 )
 from .messages import (
     MAX_TOKENS,
@@ -76,16 +80,18 @@ class Claude:
     ) -> None:
         self.name = model or os.environ.get("TEACHAGENT_CLAUDE_MODEL") or DEFAULT_MODEL
         secret, api_key = Secret(api_key or os.environ.get("ANTHROPIC_API_KEY") or ""), None  # no frame holds the key itself
+        given, base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL"), None  # an address's credentials are secrets too
+        address, given = (Address(given) if given else None), None
         checked_key(secret, "ANTHROPIC_API_KEY")
         self.timeout = float(check_number("timeout", timeout, above=0, at_most=A_DAY, unit="seconds"))
         check_number("max_retries", max_retries, whole=True, at_least=0, at_most=10)
         import anthropic
 
         build = lambda: anthropic.Anthropic(  # noqa: E731
-            api_key=STAND_IN_KEY, base_url=base_url, max_retries=max_retries, timeout=self.timeout,
-            default_headers=IDENTITY, http_client=capped_http_client(anthropic),
+            api_key=STAND_IN_KEY, base_url=address.base if address else None, max_retries=max_retries,
+            timeout=self.timeout, default_headers=IDENTITY, http_client=capped_http_client(anthropic, address),
         )
-        self._guarded = Guarded(build, secret, self.timeout, self.name)
+        self._guarded = Guarded(build, secret, self.timeout, self.name, address)
 
     def __repr__(self) -> str:
         return f"Claude(model={self.name!r})"
@@ -101,7 +107,7 @@ class Claude:
     ) -> Response:
         import anthropic
 
-        params = self.request(system, messages, tools, max_tokens)
+        params = sendable(self.request(system, messages, tools, max_tokens))
         try:
             reply = self._guarded.call(lambda client: client.messages.create(**params))
         except anthropic.BadRequestError as error:
@@ -110,7 +116,7 @@ class Claude:
                 raise
             tokens, window = (int(n) if n else None for n in too_long.groups())
             raise PromptTooLong(tokens, window, self.name) from error  # the same error a scripted model raises
-        return to_response(reply)
+        return Response.from_dict(self._guarded.scrub(to_response(reply).to_dict()))  # an echoed key is stored as HIDDEN
 
     def count_tokens(self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = ()) -> int:
         """Claude's own count of the tokens this context holds (the API's counting endpoint; free).
@@ -118,10 +124,10 @@ class Claude:
         The agent asks for it before a live call when a token or dollar budget is set, because
         our tiktoken estimate counts fewer tokens than Claude's tokenizer does.
         """
-        params = self.request(system, messages, tools, 1)
+        params = sendable(self.request(system, messages, tools, 1))
         del params["max_tokens"]
         counted = self._guarded.call(lambda client: client.messages.count_tokens(**params))
-        return int(counted.input_tokens)
+        return reply_count(getattr(counted, "input_tokens", None), "input_tokens")
 
 
 def to_response(reply: Any) -> Response:
@@ -145,13 +151,9 @@ def to_response(reply: Any) -> Response:
             content.append(OtherBlock(block.to_dict()))  # exactly the fields that came, to go back as they came
         else:
             raise UnexpectedReply(f"the reply holds a content block with no type: {str(block)[:200]!r}")
-    if reply.stop_reason not in STOP_REASONS:
-        raise UnexpectedReply(f"the reply has stop_reason {reply.stop_reason!r}, not one of {', '.join(STOP_REASONS)}")
+    stop = reply_text(reply.stop_reason, "stop_reason")
+    if stop not in STOP_REASONS:
+        raise UnexpectedReply(f"the reply has stop_reason {stop!r}, not one of {', '.join(STOP_REASONS)}")
     u = reply.usage
-    usage = Usage(
-        input_tokens=u.input_tokens or 0,
-        output_tokens=u.output_tokens or 0,
-        cache_read_input_tokens=getattr(u, "cache_read_input_tokens", None) or 0,
-        cache_creation_input_tokens=getattr(u, "cache_creation_input_tokens", None) or 0,
-    )
-    return Response(content, reply.stop_reason, usage, reply.model)
+    usage = Usage(**{name: reply_count(getattr(u, name, None), f"usage.{name}") for name in Usage().to_dict()})
+    return Response(content, stop, usage, reply_text(reply.model, "model"))

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .base.display import shorten
-from .base.errors import SettingError
+from .base.errors import SettingError, exception_text
 from .base.schema import input_validator
 from .base.timelimit import call_within
 from .messages import ToolCall, ToolResult
@@ -165,9 +165,8 @@ def _run(tool: Tool, validator: Any, tool_input: dict[str, Any], asked: Callable
         return f"the input does not match the schema of tool {tool.name!r}; it was not run:\n{listing}", True
     if isinstance(value, SystemExit):
         return f"tool {tool.name!r} tried to end the program (sys.exit({value.code!r})); it was stopped", True
-    if not returned:  # the model reads what went wrong, not a traceback
-        message = str(value)
-        return (f"{type(value).__name__}: {message}" if message else type(value).__name__), True
+    if not returned:  # the model reads what went wrong, not a traceback, even when the message cannot be read
+        return exception_text(value, limit=None), True
     if not isinstance(value, str):
         return f"tool {tool.name!r} returned {type(value).__name__}, not str; a tool must return text", True
     return str.__str__(value), False  # a plain str: a subclass's own len or hash could raise later

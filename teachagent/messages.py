@@ -318,7 +318,9 @@ class Response:
     model: str = ""
 
     def __post_init__(self) -> None:
-        if self.stop_reason not in STOP_REASONS:
+        if not isinstance(self.model, str):  # a saved run, --json and a cassette store the model's name as text
+            raise TypeError(f"Response.model must be a str (the model's name), got {type(self.model).__name__}")
+        if not isinstance(self.stop_reason, str) or self.stop_reason not in STOP_REASONS:
             raise ValueError(f"unknown stop_reason {self.stop_reason!r}; expected one of {', '.join(STOP_REASONS)}")
         self.content = list(self.content)
         for block in self.content:

@@ -25,7 +25,14 @@ matches its schema, or an answer. The conversation goes back to it as the text i
 
 The transport guards are `Claude`'s (teachagent/base/http.py): a total deadline per call,
 a bounded reply body, and a key (`OPENAI_API_KEY`; a local server needs none) that never
-reaches an error, a notebook or a cassette.
+reaches an error, a notebook or a cassette; nor does a password or a key written into the
+server's address, which is taken out of it (`Address`) and sent with each request only.
+
+A reply is read as the API documents it, and anything else is an `UnexpectedReply`
+rather than a value the loop or a saved run would choke on later: `model` and
+`finish_reason` are text, usage counts whole numbers. Content given as a list of text
+parts (some servers send that) is joined. Every tool call gets an id no other call of
+this adapter has had: a server's own, or a new one if it sent none or repeated one.
 """
 
 from __future__ import annotations
@@ -36,8 +43,22 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .base.errors import A_DAY, check_number
-from .base.http import DEFAULT_TIMEOUT, IDENTITY, STAND_IN_KEY, Guarded, Secret, UnexpectedReply, capped_http_client, checked_key
+from .base.display import one_line
+from .base.errors import A_DAY, SettingError, check_number
+from .base.http import (
+    DEFAULT_TIMEOUT,
+    IDENTITY,
+    STAND_IN_KEY,
+    Address,
+    Guarded,
+    Secret,
+    UnexpectedReply,
+    capped_http_client,
+    checked_key,
+    reply_count,
+    reply_text,
+    sendable,
+)
 from .messages import MAX_TOKENS, Block, Message, Response, StopReason, Text, ToolCall, ToolResult, Usage
 from .models import PromptTooLong
 
@@ -62,7 +83,8 @@ class OpenAICompatible:
     `model` is the server's name for it; `base_url` the server (its `/v1` address), or else
     `OPENAI_BASE_URL`, or else OpenAI. `api_key` (or `OPENAI_API_KEY`) is needed only by a
     server that asks for one. `timeout` bounds a whole call, retries included; `name` is
-    what runs and banners call it (by default the model and the server).
+    what runs and banners call it (by default the model and the server, on one line, with
+    any credential of the address left out).
     """
 
     def __init__(
@@ -77,11 +99,16 @@ class OpenAICompatible:
         name: str | None = None,
     ) -> None:
         secret, api_key = Secret(api_key or os.environ.get("OPENAI_API_KEY") or ""), None  # no frame holds the key itself
+        address, base_url = Address(base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_SERVER), None  # nor the address's
         if not isinstance(model, str) or not model.strip():
-            raise ValueError(f"model must name the server's model, e.g. 'llama3.2' for Ollama; got {model!r}")
+            raise ValueError(f"model must name the server's model, e.g. 'llama3.2' for Ollama; got {one_line(repr(model))}")
+        if address.authorization is not None and secret.reveal():
+            raise SettingError("the server's address holds a user name and password, and OPENAI_API_KEY is set too: both "
+                               "would go in the Authorization header. Keep one: unset OPENAI_API_KEY, or take user:password@ "
+                               "out of the address")
         self.model = model
-        self.server = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_SERVER
-        self.name = name or f"{model} at {shown_server(self.server)}"
+        self.server = address.url  # what every name shows: no credential of the address
+        self.name = one_line(name if isinstance(name, str) and name.strip() else f"{model} at {self.server}", 200)
         self.json_tools = json_tools
         self.timeout = float(check_number("timeout", timeout, above=0, at_most=A_DAY, unit="seconds"))
         check_number("max_retries", max_retries, whole=True, at_least=0, at_most=10)
@@ -90,13 +117,14 @@ class OpenAICompatible:
         import openai
 
         build = lambda: openai.OpenAI(  # noqa: E731
-            api_key=STAND_IN_KEY, base_url=self.server, max_retries=max_retries, timeout=self.timeout,
-            default_headers=IDENTITY, http_client=capped_http_client(openai),
+            api_key=STAND_IN_KEY, base_url=address.base, max_retries=max_retries, timeout=self.timeout,
+            default_headers=IDENTITY, http_client=capped_http_client(openai, address),
         )
-        self._guarded = Guarded(build, secret if secret.reveal() else None, self.timeout, self.name)
+        self._guarded = Guarded(build, secret if secret.reveal() else None, self.timeout, self.name, address)
+        self._ids: set[str] = set()  # every tool call id this adapter has handed out: ids stay unique within a run
 
     def __repr__(self) -> str:
-        return f"OpenAICompatible(model={self.model!r}, server={shown_server(self.server)!r})"
+        return f"OpenAICompatible(model={self.model!r}, server={self.server!r})"
 
     def request(
         self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
@@ -111,7 +139,7 @@ class OpenAICompatible:
     ) -> Response:
         import openai
 
-        params = self.request(system, messages, tools, max_tokens)
+        params = sendable(self.request(system, messages, tools, max_tokens))
         try:
             reply = self._guarded.call(lambda client: client.chat.completions.create(**params))
         except openai.BadRequestError as error:
@@ -121,16 +149,10 @@ class OpenAICompatible:
             tokens, window = body.get("n_prompt_tokens"), body.get("n_ctx")  # llama.cpp says both
             raise PromptTooLong(tokens if isinstance(tokens, int) else None, window if isinstance(window, int) else None,
                                 self.name) from error  # the same error a scripted model raises
-        return to_response(reply, self.json_tools, self.model)
-
-
-def shown_server(url: str) -> str:
-    """The server's address without any user name or password it may carry."""
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        scheme, rest = "", scheme
-    where, slash, path = rest.partition("/")
-    return f"{scheme}{sep}{where.rpartition('@')[2]}{slash}{path}"
+        response = to_response(reply, self.json_tools, self.model, self._ids)
+        if not self._guarded.secrets:
+            return response
+        return Response.from_dict(self._guarded.scrub(response.to_dict()))  # a server that echoed a credential stores none
 
 
 def tool_specs(tools: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -206,35 +228,64 @@ def json_tools_request(
     return {"model": model, "messages": sent, "max_tokens": max_tokens, "response_format": schema}
 
 
-def to_response(reply: Any, json_tools: bool = False, model: str = "") -> Response:
-    """Our `Response` from the SDK's `ChatCompletion`."""
+def to_response(reply: Any, json_tools: bool = False, model: str = "", ids: set[str] | None = None) -> Response:
+    """Our `Response` from the SDK's `ChatCompletion`; `ids` holds the tool call ids handed out so far, to keep them unique."""
     choices = getattr(reply, "choices", None)
     if not isinstance(choices, list) or not choices or getattr(choices[0], "message", None) is None:
         raise UnexpectedReply(f"the server answered with something that is not a chat completion: {str(reply)[:200]!r}")
     choice = choices[0]
-    message, finish = choice.message, choice.finish_reason
+    message, finish = choice.message, reply_text(choice.finish_reason, "finish_reason")
     content: list[Block]
     if json_tools:
-        content = json_step(message.content or "", reply.id or "call", finish)
+        content = json_step(message.content or "", reply.id or "call", finish or None)
     else:
-        content = [Text(message.content)] if isinstance(message.content, str) and message.content else []
-        for n, call in enumerate(message.tool_calls or []):
+        written = text_of(message.content)
+        content = [Text(written)] if written else []
+        for call in message.tool_calls or []:
             function = getattr(call, "function", None)
             if function is None or not isinstance(function.name, str) or not function.name:
                 raise UnexpectedReply(f"the reply holds a tool call without a function name: {str(call)[:200]!r}")
-            content.append(parsed_call(call.id or f"call_{n}", function.name, function.arguments))
+            content.append(parsed_call(call.id if isinstance(call.id, str) else "", function.name, function.arguments))
+    unique_ids(content, set() if ids is None else ids)
     calls = any(isinstance(b, ToolCall) for b in content)
     if finish == "stop" and calls:
         finish = "tool_calls"  # some servers (Ollama among them) end a turn of calls with "stop"
     if finish not in FINISH_REASONS:
         raise UnexpectedReply(f"the reply has finish_reason {finish!r}, not one of {', '.join(FINISH_REASONS)}")
     u = getattr(reply, "usage", None)
-    prompt = (getattr(u, "prompt_tokens", None) or 0) if u is not None else 0
+    prompt = reply_count(getattr(u, "prompt_tokens", None), "usage.prompt_tokens")
     details = getattr(u, "prompt_tokens_details", None)
-    cached = min(getattr(details, "cached_tokens", None) or 0, prompt)
-    usage = Usage(input_tokens=prompt - cached, output_tokens=(getattr(u, "completion_tokens", None) or 0) if u else 0,
-                  cache_read_input_tokens=cached)
-    return Response(content, FINISH_REASONS[finish], usage, reply.model or model)
+    cached = min(reply_count(getattr(details, "cached_tokens", None), "usage.prompt_tokens_details.cached_tokens"), prompt)
+    usage = Usage(input_tokens=prompt - cached, output_tokens=reply_count(getattr(u, "completion_tokens", None),
+                  "usage.completion_tokens"), cache_read_input_tokens=cached)
+    return Response(content, FINISH_REASONS[finish], usage, reply_text(reply.model, "model") or model)
+
+
+def text_of(content: Any) -> str:
+    """A message's content as text: a str as it is, a list of text parts joined (some servers send those), None as ""."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    if not isinstance(content, list):
+        raise UnexpectedReply(f"the reply's content is a {type(content).__name__}, neither text nor a list of text parts")
+    parts = []
+    for part in content:
+        kind, text = (part.get("type"), part.get("text")) if isinstance(part, dict) else (None, getattr(part, "text", None))
+        if kind not in ("text", None) or not isinstance(text, str):
+            raise UnexpectedReply(f"the reply's content holds a part that is not text: {str(part)[:200]!r}")
+        parts.append(text)
+    return "".join(parts)
+
+
+def unique_ids(content: list[Block], ids: set[str]) -> None:
+    """Give each tool call an id that none before it had: a call without one, or with a repeated one, gets a new one."""
+    for block in content:
+        if isinstance(block, ToolCall):
+            if not block.id or block.id in ids:
+                n = len(ids)
+                while f"call_teachagent_{n}" in ids:
+                    n += 1
+                block.id = f"call_teachagent_{n}"
+            ids.add(block.id)
 
 
 def parsed_call(call_id: str, name: str, written: Any) -> ToolCall:

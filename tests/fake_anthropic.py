@@ -76,10 +76,18 @@ class EchoAuthorization:
     status: int = 401
 
 
+@dataclass
+class EchoInReply:
+    """Answer 200 with the body `make(authorization)` builds from the request's Authorization header:
+    a server (or a proxy) that quotes the header inside an otherwise good reply."""
+
+    make: Callable[[str], Any]
+
+
 # A scripted reply: (status, JSON body, extra headers); raw bytes sent as a 200
 # "application/json" body that is not JSON (what a broken proxy might hand back);
 # or one of the network faults above.
-Reply = Union[tuple[int, Any, dict[str, str]], bytes, Reset, Slow, Drip, Flood, Gzipped, EchoAuthorization]  # noqa: UP007 (a tuple type | ... fails on 3.10)
+Reply = Union[tuple[int, Any, dict[str, str]], bytes, Reset, Slow, Drip, Flood, Gzipped, EchoAuthorization, EchoInReply]  # noqa: UP007 (a tuple type | ... fails on 3.10)
 
 # Tells the SDK to wait 1 ms before retrying, instead of its half-second backoff.
 RETRY_FAST = {"retry-after-ms": "1"}
@@ -215,7 +223,7 @@ def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
             raw = self.rfile.read(int(self.headers.get("content-length", 0)))
             headers = {k.lower(): v for k, v in self.headers.items()}
             fake.requests.append(Recorded(self.path, headers, json.loads(raw)))
-            reply = fake._answer(self.path, fake.requests[-1].body)
+            reply = fake._answer(self.path.partition("?")[0], fake.requests[-1].body)  # the query is kept in .path
             if isinstance(reply, Slow):
                 time.sleep(min(reply.seconds, 5))  # bounded, like every wait here
                 reply = reply.reply
@@ -223,6 +231,8 @@ def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
                 echoed = {"error": {"type": "authentication_error", "code": "invalid_api_key",
                                     "message": f"invalid credentials: {self.headers.get('authorization')}"}}
                 self._send(reply.status, json.dumps(echoed).encode(), {"x-should-retry": "false"})
+            elif isinstance(reply, EchoInReply):
+                self._send(200, json.dumps(reply.make(self.headers.get("authorization") or "")).encode(), {})
             elif isinstance(reply, Gzipped):
                 packed = gzip.compress(json.dumps(reply.reply).encode() + b" " * reply.padding, compresslevel=9)
                 self._send(200, packed, {"content-encoding": "gzip"})

@@ -8,6 +8,10 @@ library's insides ending in that line. IPython shows an exception through its
 `_render_traceback_` method when the exception has one, so each of these errors renders
 as its own message. In a terminal they print the usual way.
 
+Code the course did not write (a learner's function, a tool, a model) may raise anything,
+even an exception whose class name or message cannot be read; `exception_text` says
+what it can of one in a line, and never raises.
+
 Numbers a person or a model sets (budgets, timeouts, `max_tokens`, probabilities, sizes)
 all pass `check_number`, so a NaN, an infinity, a bool or a string gets the same kind of
 message wherever it is typed.
@@ -107,3 +111,33 @@ def _shown(value: Any) -> str:
     except Exception:
         return f"a value of type {type(value).__name__} too large to show"
     return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+def type_name(value: Any, unknown: str = "an unnamed type") -> str:
+    """The name of `value`'s class as plain text, or `unknown` if a metaclass makes reading it raise or lie."""
+    try:
+        name = type(value).__name__
+        return str.__str__(name) if isinstance(name, str) else unknown
+    except BaseException:  # a metaclass whose __name__ raises
+        return unknown
+
+
+def exception_text(error: BaseException, limit: int | None = 200) -> str:
+    """`Kind: message` for an exception raised by code the course did not write; it never raises.
+
+    The class's name and the message are each read once, guarded, and turned into plain
+    str: a `__name__` or a `__str__` that raises, or a message of a str subclass whose
+    methods raise, is named as such rather than breaking whatever reports it. The message
+    is put on one line and cut at `limit` characters; with `limit=None` it is kept as
+    written (a tool's error, which the model reads whole).
+    """
+    kind = type_name(error, "an exception")
+    try:
+        message = str(error)
+        message = str.__str__(message) if isinstance(message, str) else ""
+    except BaseException:  # a broken __str__ must not break what reports it
+        return f"{kind} (whose message could not be shown)"
+    if limit is not None:
+        message = " ".join(message.split())
+        message = message[: limit - 3] + "..." if len(message) > limit else message
+    return f"{kind}: {message}" if message else kind

@@ -15,19 +15,29 @@ does not promise, and a course that may be pointed at any server must:
   Every error that leaves a call has our key cut out of its text, and the frames it
   carries cleared of their variables: a server that echoes the `Authorization` header back
   in a 401 body would otherwise put the key into the error, and so into a saved notebook.
+- **No credential in a name.** A server's address may carry a user name and password
+  (`http://user:pw@host/v1`) or a key in its query (`?api_key=...`). `Address` takes them
+  out: the address every name, banner and recording shows holds none, and a hook adds
+  them to each request to that host only (the password as an `Authorization: Basic`
+  header, the query as it was written). They are secrets like the key: cut out of errors,
+  out of httpx's log line, and out of a reply that echoes them (`Guarded.scrub`).
 
 Lesson 1 uses both adapters; this module is below them and imports none of the ideas.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import logging
+import re
 import threading
 import traceback
 import unicodedata
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
+from urllib.parse import unquote
 
 from .errors import CourseError, SettingError
 
@@ -35,7 +45,9 @@ DEFAULT_TIMEOUT = 120.0  # seconds one call may take in all, retries included
 MAX_REPLY_BYTES = 16 * 2**20  # 16 MiB; a reply of the largest max_tokens is well under 1 MiB of JSON
 STAND_IN_KEY = "not-the-key"  # what a client is built with; the real key is set on it afterwards
 IDENTITY = {"accept-encoding": "identity"}  # so the body we count is the body we keep
-HIDDEN = "[the API key]"  # what stands where a server echoed our key
+HIDDEN = "[the API key]"  # what stands where a server echoed our key (or a credential of its address)
+# a query parameter whose name, lower-cased and stripped of all but letters and digits, holds one of these is a credential
+CREDENTIAL_WORDS = ("key", "token", "secret", "pass", "pwd", "sig", "auth", "credential", "session", "jwt")
 
 
 class MissingAPIKey(CourseError, RuntimeError):
@@ -89,42 +101,164 @@ def checked_key(secret: Secret, variable: str) -> Secret:
     return secret
 
 
-def scrubbed(error: BaseException, secret: Secret | None) -> BaseException:
-    """`error`, and every error it chains, with the key cut out of its text and its frames' variables cleared."""
-    if secret is None or not secret.reveal():
+def scrubbed(error: BaseException, secrets: Iterable[Secret]) -> BaseException:
+    """`error`, and every error it chains, with the secrets cut out of its text and its frames' variables cleared."""
+    secrets = [s for s in secrets if s.reveal()]
+    if not secrets:
         return error
     seen: set[int] = set()
-    current: BaseException | None = error
     pending = [error]
     while pending:
         current = pending.pop()
         if id(current) in seen:
             continue
         seen.add(id(current))
-        current.args = tuple(_without(arg, secret) for arg in current.args)
+        current.args = tuple(without(arg, secrets) for arg in current.args)
         for name in ("message", "body"):  # where the SDKs keep the error body they quote
             if name in vars(current):
-                setattr(current, name, _without(vars(current)[name], secret))
+                setattr(current, name, without(vars(current)[name], secrets))
         if current.__traceback__ is not None:
             traceback.clear_frames(current.__traceback__)
         pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
     return error
 
 
-def _without(value: Any, secret: Secret) -> Any:
-    """`value` with every occurrence of the key replaced, looking inside JSON-like containers."""
+def without(value: Any, secrets: Iterable[Secret]) -> Any:
+    """`value` with every occurrence of each secret replaced by HIDDEN, looking inside JSON-like containers.
+
+    The one scrubber: errors, log lines and stored replies all pass through it. The longest
+    secret goes first, so a password inside a longer credential cannot leave the rest behind.
+    """
+    texts = sorted({s.reveal() for s in secrets if s.reveal()}, key=len, reverse=True)
+    if not texts:
+        return value
+    return _replaced(value, texts)
+
+
+def _replaced(value: Any, texts: list[str]) -> Any:
     if isinstance(value, str):
-        return value.replace(secret.reveal(), HIDDEN)
+        for text in texts:
+            value = value.replace(text, HIDDEN)
+        return value
     if isinstance(value, dict):
-        return {_without(k, secret): _without(v, secret) for k, v in value.items()}
+        return {_replaced(k, texts): _replaced(v, texts) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return type(value)(_without(v, secret) for v in value)
+        return type(value)(_replaced(v, texts) for v in value)
     return value
 
 
-def capped_http_client(sdk: Any) -> Any:
-    """The SDK's own HTTP client class (`sdk.DefaultHttpxClient`), with the body cap hooked in."""
-    return sdk.DefaultHttpxClient(event_hooks={"response": [cap_reply_body]})
+class Address:
+    """A server's address with its credentials taken out: `url` shows none; `secrets` are what was taken.
+
+    A user name and password (`http://user:pw@host/v1`) become an `Authorization: Basic`
+    header, and query parameters named like credentials (`api_key`, `key`, `token`, `sig`,
+    `password`, ...) are kept aside; `add_to(request)`, an httpx request hook, puts both
+    back into each request to the same host, and nowhere else. `base` is what the SDK is
+    given: the address without its query, which the hook adds to each request (an SDK
+    appends its paths after the query otherwise). The fragment (`#...`) is never sent by
+    HTTP, so it is dropped. The parsing is by hand and never raises, so even
+    a malformed address (`http://user:pw@[::1`) loses its credentials before anything quotes it.
+    """
+
+    def __init__(self, given: str) -> None:
+        scheme, sep, rest = given.partition("://")
+        if not sep:
+            scheme, rest = "", given
+        rest, _, fragment = rest.partition("#")
+        rest, _, query = rest.partition("?")
+        authority, slash, path = rest.partition("/")
+        userinfo, _, host = authority.rpartition("@")
+        self.host = host.lower()
+        secrets: list[Secret] = []
+        self.authorization: Secret | None = None
+        if userinfo:
+            user, _, password = userinfo.partition(":")
+            pair = f"{unquote(user)}:{unquote(password)}"
+            token = base64.b64encode(pair.encode("utf-8", "surrogatepass")).decode("ascii")
+            self.authorization = Secret(f"Basic {token}")
+            secrets += [Secret(userinfo), Secret(unquote(userinfo)), Secret(token), Secret(pair)]
+            if password:
+                secrets += [Secret(password), Secret(unquote(password))]
+            elif len(user) >= 8:  # a token written as the user name (https://TOKEN@host); a short name is just a name
+                secrets += [Secret(user), Secret(unquote(user))]
+        kept: list[str] = []
+        self.query: list[tuple[str, str | Secret]] = []  # every parameter, in order; the credentials' values as Secrets
+        for part in query.split("&") if query else []:
+            name, _, value = part.partition("=")
+            if _names_a_credential(name):
+                self.query.append((unquote(name), Secret(_decoded(value))))
+                secrets += [Secret(part), Secret(value), Secret(unquote(value)), Secret(_decoded(value))]
+            elif part:
+                self.query.append((_decoded(name), _decoded(value)))
+                kept.append(part)
+        for part in fragment.split("&") if fragment else []:  # never sent; a credential in it is a secret all the same
+            name, _, value = part.partition("=")
+            if _names_a_credential(name):
+                secrets += [Secret(fragment), Secret(part), Secret(value), Secret(unquote(value)), Secret(_decoded(value))]
+        self.secrets = tuple(s for s in secrets if s.reveal())
+        self.base = f"{scheme}{sep}{host}{slash}{path}"
+        self.url = self.base + (f"?{'&'.join(kept)}" if kept else "")
+
+    def __repr__(self) -> str:
+        return f"Address({self.url!r}, {'credentials taken out' if self.secrets else 'no credentials'})"
+
+    def add_to(self, request: Any) -> None:
+        """The HTTP client's request hook: this address's credentials, on a request to its own host only."""
+        if self.authorization is None and not self.query:
+            return
+        if request.url.netloc.decode("ascii", "replace").lower() != self.host:
+            return  # a redirect to another host gets nothing of ours
+        if self.authorization is not None:
+            request.headers["authorization"] = self.authorization.reveal()
+        for name, value in self.query:
+            request.url = request.url.copy_add_param(name, value.reveal() if isinstance(value, Secret) else value)
+
+
+def _names_a_credential(name: str) -> bool:
+    """Whether a query parameter's name looks like a credential's: `api_key`, `X-Api-Key`, `access_token`, `sig`, ..."""
+    return any(word in re.sub(r"[^a-z0-9]", "", unquote(name).lower()) for word in CREDENTIAL_WORDS)
+
+
+def _decoded(written: str) -> str:
+    """A query's name or value as the server reads it: percent escapes decoded, and + as a space."""
+    return unquote(written.replace("+", " "))
+
+
+class _HideSecrets(logging.Filter):
+    """A filter on the HTTP libraries' loggers: a line that would quote a secret is logged with it cut out."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: list[Secret] = []
+
+    def add(self, secrets: Iterable[Secret]) -> None:
+        """Hide `secrets` too: each value once, however many clients are made (no caller's frame keeps the values)."""
+        known = {s.reveal() for s in self.secrets}
+        self.secrets.extend(s for s in secrets if s.reveal() not in known)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.secrets:
+            try:
+                line = record.getMessage()
+            except Exception:  # a record whose arguments do not fit: the logger reports that itself
+                return True
+            cleaned = without(line, self.secrets)
+            if cleaned != line:
+                record.msg, record.args = cleaned, ()
+        return True
+
+
+_log_filter = _HideSecrets()
+for _logger in ("httpx2", "httpx", "httpcore", "openai", "openai._base_client", "anthropic", "anthropic._base_client"):
+    logging.getLogger(_logger).addFilter(_log_filter)
+
+
+def capped_http_client(sdk: Any, address: Address | None = None) -> Any:
+    """The SDK's own HTTP client class (`sdk.DefaultHttpxClient`), with the body cap and the address's credentials hooked in."""
+    hooks: dict[str, list[Callable[[Any], None]]] = {"response": [cap_reply_body]}
+    if address is not None:
+        hooks["request"] = [address.add_to]
+    return sdk.DefaultHttpxClient(event_hooks=hooks)
 
 
 def cap_reply_body(response: Any) -> None:
@@ -180,14 +314,18 @@ def _inflated(chunks: Any, piece: int = 2**16) -> Iterator[bytes]:
 
 
 class Guarded:
-    """An SDK client behind the three guards: each call bounded in time, its body in size, its errors keyless.
+    """An SDK client behind the guards: each call bounded in time, its body in size, its errors and replies keyless.
 
     `build()` makes the client with `STAND_IN_KEY`; the real key (if any) is set on it once
-    it exists. `call(send)` runs `send(client)` and returns what it returns.
+    it exists. `call(send)` runs `send(client)` and returns what it returns. `address`
+    holds the credentials taken out of the server's address, secrets like the key.
     """
 
-    def __init__(self, build: Callable[[], Any], secret: Secret | None, timeout: float, name: str) -> None:
+    def __init__(self, build: Callable[[], Any], secret: Secret | None, timeout: float, name: str,
+                 address: Address | None = None) -> None:
         self._build, self._secret, self.timeout, self.name = build, secret, timeout, name
+        self.secrets = tuple(s for s in (secret, *(address.secrets if address else ())) if s is not None and s.reveal())
+        _log_filter.add(self.secrets)
         self.client = self._connect()
 
     def __repr__(self) -> str:
@@ -197,7 +335,7 @@ class Guarded:
         try:
             client = self._build()
         except Exception as error:  # a malformed base_url, most often: a setting, said in one line
-            raise SettingError(f"the client for {self.name} cannot be made: {scrubbed(error, self._secret)}") from None
+            raise SettingError(f"the client for {self.name} cannot be made: {scrubbed(error, self.secrets)}") from None
         if self._secret is not None:
             client.api_key = self._secret.reveal()
         return client
@@ -226,7 +364,7 @@ class Guarded:
             raise CallTimedOut(f"the call to {self.name} took more than {self.timeout:g} s in all and was abandoned")
         worker.join()  # it has finished; joined, so that its frames can be cleared
         if "error" in outcome:
-            error = scrubbed(outcome["error"], self._secret)
+            error = scrubbed(outcome["error"], self.secrets)
             cause: BaseException | None = error
             while cause is not None:  # the SDK wraps what the body cap raised, and retries it like a lost connection
                 if isinstance(cause, UnexpectedReply):
@@ -238,3 +376,46 @@ class Guarded:
                 raise UnexpectedReply("the server answered with JSON nested too deeply to read") from None
             raise error
         return outcome["reply"]
+
+    def scrub(self, stored: Any) -> Any:
+        """`stored` (a reply as JSON data) with every secret cut out: a server that echoes a header stores nothing of it."""
+        return without(stored, self.secrets)
+
+
+def reply_count(value: Any, name: str) -> int:
+    """A token count from a reply: a whole number of at least 0 (None, a count left out, is 0); `UnexpectedReply` otherwise."""
+    if value is None:
+        return 0
+    if type(value) is not int or value < 0:
+        shown = repr(value) if isinstance(value, (str, int, float)) else f"a {type(value).__name__}"
+        raise UnexpectedReply(f"the reply's {name} is {shown[:60]}, not a whole number of tokens; "
+                              "the server does not speak the API as documented")
+    return value
+
+
+def reply_text(value: Any, name: str) -> str:
+    """A name or a reason from a reply, as one line of text (None is ""); `UnexpectedReply` for anything but a str."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise UnexpectedReply(f"the reply's {name} is a {type(value).__name__}, not text; "
+                              "the server does not speak the API as documented")
+    return " ".join(str.__str__(value).split())
+
+
+def sendable(value: Any) -> Any:
+    """`value` (a request as JSON data) with each lone surrogate replaced by U+FFFD, which UTF-8 can encode.
+
+    A tool that echoes what the model wrote can hand back half of a surrogate pair (JSON's
+    "\\ud800" reads as one); no HTTP library can send that, and the call would fail.
+    """
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {sendable(k): sendable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [sendable(v) for v in value]
+    return value
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")

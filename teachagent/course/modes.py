@@ -60,10 +60,10 @@ def live_model(base_url: str | None = None, model_name: str | None = None) -> tu
     """The live model, where its answers come from (in words), and whether it is Claude, which bills.
 
     `base_url` and `model_name` are an OpenAI-compatible server and its model; not given,
-    they are TEACHAGENT_BASE_URL and TEACHAGENT_MODEL. No server: Claude.
+    they are TEACHAGENT_BASE_URL and TEACHAGENT_MODEL. No server: Claude. The address is
+    read where it is used and never kept in a variable of this frame: it may hold a password.
     """
-    base_url = _setting(base_url, "TEACHAGENT_BASE_URL")
-    if not base_url:
+    if not _setting(base_url, "TEACHAGENT_BASE_URL"):
         from ..claude import Claude
 
         claude = Claude()  # a missing key stops here, before any call
@@ -74,7 +74,7 @@ def live_model(base_url: str | None = None, model_name: str | None = None) -> tu
                            "(e.g. llama3.2 for Ollama), or unset TEACHAGENT_BASE_URL for Claude")
     from ..openai_compatible import OpenAICompatible
 
-    model = OpenAICompatible(name, base_url)
+    model = OpenAICompatible(name, _setting(base_url, "TEACHAGENT_BASE_URL"))
     return model, f"{model.name}, an OpenAI-compatible server", False
 
 

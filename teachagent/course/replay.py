@@ -280,7 +280,8 @@ class Player:
         self.path = Path(path)
         header, records = _read(self.path)
         self.requests = [r["request"] for r in records if r["kind"] == "complete"]  # call n is requests[n - 1]
-        self.recorded = self.requests[0]["model"] if self.requests else "nothing"  # the model that answered
+        # the model that answered, on one line: a name with a line break could forge a line of the banner
+        self.recorded = one_line(self.requests[0]["model"], 200) if self.requests else "nothing"
         given = header.get("recorded_from")
         self.source = shorten(one_line(given), SOURCE_WIDTH) if isinstance(given, str) and given.strip() else self.recorded
         self.name = f"{self.source}, replayed"

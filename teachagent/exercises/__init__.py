@@ -26,6 +26,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ..base.errors import exception_text, type_name
+
 
 class NotYet(Exception):
     """What a check found missing or wrong, in one line the learner can act on."""
@@ -54,16 +56,32 @@ def number(value: Any, name: str) -> float:
     The value is read through the built-in types' own methods, so a subclass that redefines
     `__eq__` or `__float__` is read as the number it holds.
     """
-    value = filled(value, name)
-    if _is_numpy_scalar(value):
-        value = value.item()  # np.float64(0.5) -> 0.5, np.bool_(True) -> True
+    value = plain(filled(value, name))
     if isinstance(value, bool):
         raise NotYet(f"`{name}` should be a number, not the truth value {bool.__repr__(value)}")
     if isinstance(value, float):
         return float.__float__(value)
     if isinstance(value, int):
-        return float(int.__int__(value))
+        try:
+            return float(int.__int__(value))
+        except OverflowError:  # 10**400: more than any float holds
+            raise NotYet(f"`{name}` is a whole number of over 300 digits, too large to be the number asked for") from None
     raise NotYet(f"`{name}` should be a number, not {describe(value)}")
+
+
+def plain(value: Any) -> Any:
+    """A numpy number or truth value (a scalar, or an array of one value) as the Python one it holds; anything else as it is.
+
+    numpy reads its own values (`.item()`; `float()` for np.longdouble, which `.item()`
+    gives back unchanged), so np.float64(0.5), np.array(0.5) and np.bool_(True) are 0.5,
+    0.5 and True. An array of several values is left as it is, and refused by the check.
+    """
+    if not _is_numpy_scalar(value) and not (_is_numpy_array(value) and value.ndim == 0):
+        return value
+    value = value.item()  # np.float64(0.5) -> 0.5, np.array(True) -> True
+    if _is_numpy_scalar(value) and isinstance(value, _numpy_floating()):
+        value = float(value)  # np.longdouble, whose .item() is itself
+    return value
 
 
 def whole(value: Any, name: str) -> int:
@@ -114,20 +132,13 @@ def describe(value: Any) -> str:
         except ValueError:  # an int too long to turn into digits
             return "a very large int"
         return shown if len(shown) <= 60 else shown[:57] + "..."
-    return f"an object of type {type(value).__name__}"
+    kind = type_name(value, "")
+    return f"an object of type {kind}" if kind else "an object whose type has no readable name"
 
 
 def error_text(error: BaseException) -> str:
-    """`Kind: message` for an exception from the learner's code, even one whose `__str__` raises."""
-    kind = type(error).__name__
-    try:
-        message = str(error)
-    except BaseException:  # a broken __str__ must not break the check that reports it
-        return f"{kind} (whose message could not be shown)"
-    message = " ".join(message.split())
-    if len(message) > 200:
-        message = message[:197] + "..."
-    return f"{kind}: {message}" if message else kind
+    """`Kind: message` for an exception from the learner's code, even one whose name or `__str__` raises."""
+    return exception_text(error)
 
 
 def check(exercise: str, test: Callable[[], str]) -> None:
@@ -164,10 +175,21 @@ def _is_numpy_scalar(value: Any) -> bool:
     return type(value).__module__ == "numpy" and type(value).__name__ != "ndarray" and hasattr(type(value), "item")
 
 
+def _is_numpy_array(value: Any) -> bool:
+    """numpy's own ndarray (not a subclass of it a learner wrote)."""
+    return type(value).__module__ == "numpy" and type(value).__name__ == "ndarray"
+
+
+def _numpy_floating() -> Any:
+    import numpy  # only reached with a numpy value in hand, so numpy is already imported
+
+    return numpy.floating
+
+
 from .quiz import Question, quiz  # noqa: E402 (they use the helpers above)
 from .reveal import solution  # noqa: E402
 
 __all__ = [
     "NotYet", "Question", "check", "close", "describe", "error_text", "expect", "filled", "number", "numbers_in",
-    "quiz", "run_check", "solution", "text", "whole",
+    "plain", "quiz", "run_check", "solution", "text", "whole",
 ]

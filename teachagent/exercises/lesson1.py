@@ -14,6 +14,7 @@ from ..tokens import context_tokens, count_tokens
 from . import Question, check, describe, expect, filled, whole
 
 GUEST = "Grace"  # the name the guest of exercise 1.2 gives
+_COMPLETE = ScriptedModel.complete  # as the course wrote it: what a learner's code rebinds later cannot judge its own answer
 
 
 def _saying(text: str) -> ScriptedModel:
@@ -81,14 +82,16 @@ def check_smallest_whole(smallest_whole: Callable[[Model, str, list[Message]], i
 
     def test() -> str:
         found = []
-        for text in ["Nice to meet you, Ada! How can I help?", "Good morning."]:
-            model = _saying(text)
+        for text in ["Nice to meet you, Ada! How can I help?", "Good morning.", "Your room is ready."]:
             hello = [Message("user", "Hello!")]
-            n = whole(smallest_whole(model, "Be brief.", hello), "smallest_whole(model, system, messages)")
+            # the learner's function gets a model of its own; the answer is judged on a fresh one, through the
+            # class's own complete, so a function that replaces (or breaks) the model it was handed changes nothing
+            n = whole(smallest_whole(_saying(text), "Be brief.", [Message("user", "Hello!")]),
+                      "smallest_whole(model, system, messages)")
             expect(n >= 1, f"smallest_whole should return a whole number of tokens, at least 1, not {n}")
-            at_n = model.complete("Be brief.", hello, [], n)
+            at_n = _COMPLETE(_saying(text), "Be brief.", hello, [], n)
             expect(at_n.stop_reason == "end_turn", f"with max_tokens={n} the reply {text!r} is still cut ({at_n.stop_reason})")
-            expect(n == 1 or model.complete("Be brief.", hello, [], n - 1).stop_reason == "max_tokens",
+            expect(n == 1 or _COMPLETE(_saying(text), "Be brief.", hello, [], n - 1).stop_reason == "max_tokens",
                    f"{text!r} already comes back whole with max_tokens={n - 1}, below your {n}")
             found.append(f"{n} for {text!r}")
         return f"the smallest max_tokens is {' and '.join(found)}, each reply's own length in tokens"

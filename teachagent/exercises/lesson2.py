@@ -38,28 +38,38 @@ def check_to_fahrenheit(to_fahrenheit: Tool) -> None:
                "`celsius` has no description: describe it in an `Args:` section of the docstring, for the model to read")
         run = Dispatcher([made])
         shown = []
-        for degrees, wanted in [(100, 212), (-40, -40), (36.6, 97.88)]:
+        # the exercise's three temperatures, and two it does not name, so a table of its answers cannot pass
+        for degrees, wanted in [(100, 212), (-40, -40), (36.6, 97.88), (0, 32), (21.5, 70.7)]:
             result = run(ToolCall("t", made.name, {"celsius": degrees}))
             expect(not result.is_error, f"to_fahrenheit({degrees}) failed: {one_line(result.content, 300)}")
-            stated = fahrenheit_stated(result.content)
+            stated = fahrenheit_stated(result.content, degrees)
             expect(any(close(n, wanted, abs=0.05) for n in stated),
                    f"{degrees} °C came back as {one_line(result.content, 120)!r}, and no number in it is "
                    f"{wanted} °F (to one decimal place)")
+            expect(all(close(n, wanted, abs=0.05) for n in stated),
+                   f"{degrees} °C came back as {one_line(result.content, 120)!r}, which states more than one "
+                   f"temperature in °F: give the model one answer, {wanted} °F")
             shown.append(f"{degrees} °C → {result.content!r}")
         return f"the schema asks for a number `celsius` and describes it; {', '.join(shown[:2])}"
 
     check("2.1", test)
 
 
-def fahrenheit_stated(answer: str) -> list[float]:
-    """The numbers an answer gives in °F: those written with °F, F or Fahrenheit after them, else every number.
+def fahrenheit_stated(answer: str, celsius: float | None = None) -> list[float]:
+    """The numbers an answer gives in °F: those written with °F, F or Fahrenheit after them, else every number
+    but the `celsius` it was asked about (an answer may repeat the question).
 
-    So "97.9 °F", "212.0" and "100°C is 212.0°F" are each read where they state the result.
+    So "97.9 °F", "212.0", "100 -> 212.0" and "100°C is 212.0°F" are each read where they state the result,
+    and "212, -40 or 97.88" states three answers, of which at most one can be right.
     """
     spaced = re.sub(r"(?<=\d)(?=[°A-Za-z])", " ", answer)  # "212.0°F" → "212.0 °F", so the number reads alone
     labelled = [m[1] for m in re.finditer(r"(\S+)\s*(?:°\s*F|F\b|degrees? Fahrenheit|Fahrenheit)", spaced)]
     stated = [n for word in labelled for n in numbers_in(word)]
-    return stated or numbers_in(spaced)
+    if stated:
+        return stated
+    every = numbers_in(re.sub(r"\S+\s*(?:°\s*C|C\b|degrees? Celsius|Celsius)", " ", spaced))  # "100 °C" is the question
+    others = [n for n in every if celsius is None or not close(n, celsius, abs=1e-9)]
+    return others or every
 
 
 def check_refused_before_running(refused: Iterable[int], calls: list[ToolCall], tools: list[Tool]) -> None:
@@ -98,8 +108,13 @@ def check_fixed_call(fixed: ToolCall, wrong: ToolCall, count_text: Tool) -> None
     """2.3: after reading the dispatcher's error for `wrong`, the call that counts what it meant to count."""
 
     def test() -> str:
-        call = filled(fixed, "fixed")
-        expect(isinstance(call, ToolCall), f"write `fixed` as a ToolCall(id, name, input), like `wrong`; got {call!r}")
+        given = filled(fixed, "fixed")
+        expect(isinstance(given, ToolCall), f"write `fixed` as a ToolCall(id, name, input), like `wrong`; got {describe(given)}")
+        expect(isinstance(given.input, dict) and isinstance(given.name, str),
+               "`fixed` should keep a name (text) and an input (a dict), like `wrong`")
+        # judged on a plain copy, read through dict's own methods: a dict subclass whose .get lies is read as what it holds
+        call = ToolCall(str.__str__(given.id) if isinstance(given.id, str) else "fixed", str.__str__(given.name),
+                        {text(k, "an input key"): v for k, v in dict.items(given.input)})
         result = Dispatcher([count_text])(call)
         expect(not result.is_error, f"the dispatcher refuses this one too: {one_line(result.content, 300)}")
         expect(text(call.input.get("text"), "the text") == wrong.input["txt"],

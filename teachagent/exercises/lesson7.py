@@ -11,14 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..reliability import step_success, task_success
-from . import NotYet, Question, check, close, describe, expect, filled, number, whole
+from . import NotYet, Question, check, close, describe, expect, filled, number, plain, whole
 
 PRECISION = 1e-5  # what the statements of 7.1–7.3 promise: "within 0.00001"
 
 
 def yes_or_no(value: Any, name: str) -> bool:
-    """`value` if it is True or False (not 1, not "yes"); otherwise "not yet"."""
-    value = filled(value, name)
+    """`value` if it is True or False, numpy's included (not 1, not "yes"); otherwise "not yet"."""
+    value = plain(filled(value, name))  # np.bool_(True), what comparing numpy numbers gives, is True
     expect(type(value) is bool, f"`{name}` should be True or False, not {describe(value)}")
     return value is True
 

@@ -17,9 +17,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import NotYet, filled, run_check
+from ..base.errors import CourseError
+from . import NotYet, describe, filled, run_check
 
 _LETTER = re.compile(r"[(\[]?\s*([a-z])\s*[)\].:]?")
+NAME = re.compile(r"([0-9]{1,3})\.[0-9]{1,3}")  # a question's (and an exercise's) name: "3.1", in ASCII digits
+
+
+class NoSuchQuestion(CourseError, ValueError):
+    """`quiz` was asked about a question that does not exist, or named it in a form it cannot read."""
 
 
 @dataclass(frozen=True)
@@ -68,10 +74,18 @@ def _letter(choice: Any, key: Question) -> str:
     return match.group(1)
 
 
-def _key(question: str) -> Question:
-    """The key of question "N.M", from `teachagent.exercises.lessonN.QUIZ`."""
-    lesson = question.split(".")[0] if isinstance(question, str) else ""
-    if not lesson.isdigit():
-        raise ValueError(f"a quiz question is named like '3.1', not {question!r}")
-    module = importlib.import_module(f"teachagent.exercises.lesson{int(lesson)}")
-    return module.QUIZ[question]
+def _key(question: Any) -> Question:
+    """The key of question "N.M", from `teachagent.exercises.lessonN.QUIZ`; a one-line `NoSuchQuestion` if there is none."""
+    named = NAME.fullmatch(question) if isinstance(question, str) else None
+    if named is None:
+        raise NoSuchQuestion(f"a quiz question is named like '3.1', as text in quotes, not {describe(question)}")
+    try:
+        module = importlib.import_module(f"teachagent.exercises.lesson{int(named.group(1))}")
+    except ModuleNotFoundError:
+        raise NoSuchQuestion(f"there is no quiz {question}: no lesson {int(named.group(1))} has questions; "
+                             "each lesson's last cells name its own (such as '3.1')") from None
+    questions: dict[str, Question] = getattr(module, "QUIZ", {})
+    if question not in questions:
+        raise NoSuchQuestion(f"there is no quiz {question}; lesson {int(named.group(1))}'s questions are "
+                             f"{', '.join(questions) or 'none'}")
+    return questions[question]

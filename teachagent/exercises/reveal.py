@@ -25,7 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..base.display import shorten
 from ..base.errors import CourseError
+from . import describe
+from .quiz import NAME
 
 SOLUTIONS = Path(__file__).resolve().parent / "solutions"
 _SECTION = re.compile(r"^# %% exercise (\d+\.\d+)[ \t]*$", re.MULTILINE)
@@ -44,10 +47,12 @@ class SolutionFails(AssertionError):
 
 def solution_source(exercise: str) -> str:
     """The reference solution of `exercise` ("2.1"), as the code a solved exercise cell holds."""
-    lesson = exercise.split(".")[0] if isinstance(exercise, str) else ""
+    named = NAME.fullmatch(exercise) if isinstance(exercise, str) else None
+    lesson = named.group(1) if named else ""
     path = SOLUTIONS / f"lesson{lesson}.py"
-    if not lesson.isdigit() or not path.is_file():
-        raise NoSuchSolution(f"there is no exercise {exercise!r}: exercises are named like '2.1'")
+    if not lesson or not path.is_file():  # checked by name first: a path of 5,000 digits is too long to look up
+        shown = shorten(repr(exercise), 60) if isinstance(exercise, str) else describe(exercise)
+        raise NoSuchSolution(f"there is no exercise {shown}: exercises are named like '2.1', as text in quotes")
     parts = _SECTION.split(path.read_text(encoding="utf-8"))
     sections = dict(zip(parts[1::2], parts[2::2]))
     if exercise not in sections:
