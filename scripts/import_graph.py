@@ -48,8 +48,12 @@ def imports_of(path: Path, known: set[str]) -> set[str]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.level:
             base = package[: len(package) - node.level + 1]
-            found.update([".".join([*base, node.module])] if node.module else
-                         [".".join([*base, alias.name]) for alias in node.names])
+            if node.module:
+                found.add(".".join([*base, node.module]))
+            else:  # `from . import NAME`: the submodule NAME if there is one, else a name of the package itself
+                for alias in node.names:
+                    submodule = ".".join([*base, alias.name])
+                    found.add(submodule if {submodule, f"{submodule}.__init__"} & known else ".".join([*base, "__init__"]))
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("teachagent."):
             found.add(node.module.removeprefix("teachagent."))
         elif isinstance(node, ast.Import):

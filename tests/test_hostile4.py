@@ -33,7 +33,7 @@ from teachagent.exercises.lesson1 import check_smallest_whole
 from teachagent.exercises.lesson2 import check_fixed_call, check_to_fahrenheit
 from teachagent.exercises.lesson7 import check_fifty_steps, check_q_by_hand, compare_guess
 from teachagent.exercises.lesson8 import compare_Z_guess
-from teachagent.exercises.quiz import NoSuchQuestion
+from teachagent.exercises.quizzes import NoSuchQuestion
 from teachagent.exercises.reveal import NoSuchSolution
 from teachagent.messages import Message, Response, Text, ToolCall
 from teachagent.openai_compatible import OpenAICompatible, to_response

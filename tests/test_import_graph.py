@@ -57,3 +57,20 @@ def test_an_idea_that_names_no_notebook_is_named():
     edges = {**import_graph.graph(), "mystery": set()}
     named = "idea mystery names no notebook of notebooks/ in its docstring, so its lesson is unknown"
     assert named in import_graph.problems(edges)
+
+
+def test_a_cycle_through_from_dot_import_a_name_is_found(tmp_path, monkeypatch):
+    # `from . import helper` names the package's __init__ when helper is no submodule: a module
+    # that the __init__ imports and that imports a name back from it is a cycle.
+    package = tmp_path / "teachagent"
+    (package / "exercises").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "exercises" / "__init__.py").write_text("def helper(): ...\nfrom .quizzes import quiz\n")
+    (package / "exercises" / "quizzes.py").write_text("from . import helper\n\ndef quiz(): ...\n")
+    (package / "exercises" / "lesson1.py").write_text("from . import quizzes\n")  # a submodule by that name: no cycle
+    monkeypatch.setattr(import_graph, "PACKAGE", package)
+    edges = import_graph.graph()
+    assert edges["exercises.quizzes"] == {"exercises.__init__"}
+    assert edges["exercises.lesson1"] == {"exercises.quizzes"}
+    found = import_graph.problems(edges, lesson={})
+    assert "import cycle: exercises.__init__ -> exercises.quizzes -> exercises.__init__" in found

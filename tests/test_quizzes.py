@@ -1,6 +1,6 @@
 """Every lesson's quiz, in one place: the notebook asks what the key answers, and the check is fair.
 
-Each lesson module's `QUIZ` holds the keys (teachagent/exercises/quiz.py); each notebook asks
+Each lesson module's `QUIZ` holds the keys (teachagent/exercises/quizzes.py); each notebook asks
 the questions in a markdown cell ("**Quiz 6.1.** ... - a) ... - b) ...") followed by a cell
 calling `quiz("6.1", ...)`. Here: the options a notebook shows are exactly the key's, every
 lesson has at least three questions, a right letter is accepted however it is written,

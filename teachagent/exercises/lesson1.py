@@ -11,7 +11,8 @@ from collections.abc import Callable
 from ..messages import Message, Response, Text, Usage
 from ..models import Model, ScriptedModel
 from ..tokens import context_tokens, count_tokens
-from . import Question, check, describe, expect, filled, whole
+from .checks import check, describe, expect, filled, whole
+from .quizzes import Question
 
 GUEST = "Grace"  # the name the guest of exercise 1.2 gives
 _COMPLETE = ScriptedModel.complete  # as the course wrote it: what a learner's code rebinds later cannot judge its own answer

@@ -16,7 +16,8 @@ from ..base.display import one_line
 from ..dispatch import Dispatcher
 from ..messages import ToolCall
 from ..tools import Tool
-from . import Question, check, close, describe, expect, filled, numbers_in, text, whole
+from .checks import check, close, describe, expect, filled, numbers_in, text, whole
+from .quizzes import Question
 
 
 def check_to_fahrenheit(to_fahrenheit: Tool) -> None:

@@ -23,7 +23,8 @@ from ..messages import ToolCall
 from ..models import ScriptedModel
 from ..tools import Tool, read_file_tool
 from ..trace import Run
-from . import Question, check, describe, expect, text, whole
+from .checks import check, describe, expect, text, whole
+from .quizzes import Question
 
 # the folder 3.3 is also run on, so that a second step naming a file itself, not reading the error, shows
 OTHER_FILES = {"asteroids.txt": "Ceres is the largest asteroid.\n", "comets.txt": "Halley returns every 76 years.\n"}

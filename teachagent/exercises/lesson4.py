@@ -26,7 +26,8 @@ from ..models import ScriptedModel
 from ..plan import find_plan, write_plan
 from ..tools import Tool
 from ..trace import Run
-from . import NotYet, Question, check, describe, expect, filled, whole
+from .checks import NotYet, check, describe, expect, filled, whole
+from .quizzes import Question
 
 # 4.1: the notebook prints these three before the exercise, so no case of the check is hidden.
 # A plan written by write_plan, a reply with no plan, and a plan typed by hand with a capital [X].

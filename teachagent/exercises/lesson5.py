@@ -21,7 +21,8 @@ from ..base.display import shorten
 from ..messages import ToolResult
 from ..research.corpus import Library
 from ..tokens import count_tokens
-from . import NotYet, Question, check, close, describe, expect, filled, number, text
+from .checks import NotYet, check, close, describe, expect, filled, number, text
+from .quizzes import Question
 
 
 def kl_bits(p: float, q: float) -> float:

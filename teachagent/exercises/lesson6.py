@@ -15,7 +15,8 @@ from ..cost import cached_usages, fitted_d, run_cost
 from ..research.corpus import Library, load_corpus
 from ..research.researcher import QUESTION, research_agent
 from ..trace import Run
-from . import Question, check, close, expect, number, text, whole
+from .checks import check, close, expect, number, text, whole
+from .quizzes import Question
 
 OPUS = "claude-opus-5-5"
 SAVERS = {"excerpts": "excerpts", "excerpt": "excerpts", "caching": "caching", "cache": "caching"}

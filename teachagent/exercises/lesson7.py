@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..reliability import step_success, task_success
-from . import NotYet, Question, check, close, describe, expect, filled, number, plain, whole
+from .checks import NotYet, check, close, describe, expect, filled, number, plain, whole
+from .quizzes import Question
 
 PRECISION = 1e-5  # what the statements of 7.1–7.3 promise: "within 0.00001"
 

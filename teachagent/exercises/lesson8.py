@@ -14,7 +14,8 @@ from typing import Any
 from ..cost import predicted_total
 from ..reliability import floor_n50, step_success
 from ..tools import Tool
-from . import NotYet, Question, check, describe, expect, number, text, whole
+from .checks import NotYet, check, describe, expect, number, text, whole
+from .quizzes import Question
 
 # The sample notes of lesson 8, shipped inside the package (package data), so the notebook finds them
 # wherever its kernel starts and however teachagent was installed.

@@ -27,8 +27,8 @@ from typing import Any
 
 from ..base.display import shorten
 from ..base.errors import CourseError
-from . import describe
-from .quiz import NAME
+from .checks import describe
+from .quizzes import NAME
 
 SOLUTIONS = Path(__file__).resolve().parent / "solutions"
 _SECTION = re.compile(r"^# %% exercise (\d+\.\d+)[ \t]*$", re.MULTILINE)

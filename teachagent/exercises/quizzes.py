@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..base.errors import CourseError
-from . import NotYet, describe, filled, run_check
+from .checks import NotYet, describe, filled, run_check
 
 _LETTER = re.compile(r"[(\[]?\s*([a-z])\s*[)\].:]?")
 NAME = re.compile(r"([0-9]{1,3})\.[0-9]{1,3}")  # a question's (and an exercise's) name: "3.1", in ASCII digits
