@@ -26,6 +26,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .base.display import shorten
+from .base.errors import CourseError, SettingError, check_number
+from .base.formats import unstorable
+
 Role = Literal["user", "assistant"]
 
 # Why a model stopped writing: every value the Messages API can return, what the agent loop
@@ -402,3 +406,59 @@ def request_body(
 def show(messages: list[Message]) -> str:
     """The conversation as the JSON the API receives, for printing in a lesson."""
     return json.dumps([m.to_dict() for m in messages], indent=2, ensure_ascii=False)
+
+
+# --- What the loop can take as a step -------------------------------------------------
+# A Response checks its blocks and stop reason when it is made. What it cannot check is a
+# reply that is not a Response at all (a model written by hand returns all sorts at first),
+# usage counts that are not counts, and tool input a saved run could not hold.
+
+
+class BadReply(CourseError, TypeError):
+    """A model returned something the loop cannot use (a model written by hand often does, at first)."""
+
+
+MAX_COUNT = 10**15  # a usage count past this is no count of anything (the saved-run schema's limit)
+
+
+def checked_reply(response: object) -> Response:
+    """`response` if the loop can use it as a step and a saved run can hold it; a `BadReply` saying what is wrong.
+
+    The Response type checks its own blocks and stop reason when it is made; what it cannot
+    check is a reply that is not a Response at all, usage counts that are not counts, and
+    tool input that cannot be written as JSON (to count it, to send it back, to save it):
+    NaN, the infinities, numbers of over 300 digits, nesting deeper than MAX_INPUT_DEPTH (base/formats.py).
+    A stand-in block whose fields raise when read is a BadReply too.
+    """
+    if not isinstance(response, Response):
+        raise BadReply(f"Model.complete must return a Response, got {type(response).__name__}: {shorten(repr(response), 100)}")
+    try:
+        _check_usage(response.usage)
+        for block in response.tool_calls:
+            _check_tool_call(block)
+    except BadReply:
+        raise
+    except Exception as error:  # a property of a stand-in object that raises
+        raise BadReply(f"the reply could not be read: {type(error).__name__}: {shorten(str(error), 200)}") from None
+    return response
+
+
+def _check_usage(usage: object) -> None:
+    if not isinstance(usage, Usage):
+        raise BadReply(f"a Response's usage must be a Usage, got {type(usage).__name__}: {shorten(repr(usage), 100)}")
+    for name, value in usage.to_dict().items():
+        if type(value) is not int or value < 0:  # the quick test; check_number words the refusal
+            try:
+                check_number(f"usage.{name}", value, whole=True, at_least=0)
+            except SettingError as error:
+                raise BadReply(str(error)) from None
+        if value > MAX_COUNT:
+            raise BadReply(f"usage.{name} is {value:.3g}, more than any call reads or writes ({MAX_COUNT:.0e})")
+
+
+def _check_tool_call(block: ToolCall) -> None:
+    if not isinstance(block.id, str):
+        raise BadReply(f"a tool call's id must be a str, got {type(block.id).__name__}: {shorten(repr(block.id), 100)}")
+    problem = unstorable(block.input)
+    if problem:
+        raise BadReply(f"the input of tool call {shorten(block.id, 60)!r} cannot be written as JSON and saved: {problem}")

@@ -437,7 +437,8 @@ def test_ctrl_c_in_on_step_still_stops_the_run():
 
 
 def test_tool_input_nested_990_deep_is_a_bad_reply_and_the_run_can_be_saved(tmp_path):
-    from teachagent.agent import Agent, AgentError, BadReply
+    from teachagent.agent import Agent, AgentError
+    from teachagent.messages import BadReply
 
     deep: dict = {}
     for _ in range(990):
@@ -450,7 +451,7 @@ def test_tool_input_nested_990_deep_is_a_bad_reply_and_the_run_can_be_saved(tmp_
 
 
 def test_a_stand_in_tool_call_whose_field_raises_is_a_bad_reply():
-    from teachagent.agent import BadReply, checked_reply
+    from teachagent.messages import BadReply, checked_reply
 
     class Haunted(ToolCall):
         @property  # type: ignore[override]
