@@ -199,6 +199,9 @@ class Agent:
     - `max_input_tokens`: the most the whole run may read, Z = Σ c_k;
     - `max_dollars`: the most the run may cost at `price` (a `teachagent.cost.Price`),
       counting the next call at its input plus a full `max_tokens` reply, the worst case.
+
+    `compact`, if given, rewrites the conversation after every step, before the next call
+    reads it (lesson 6's `teachagent.compaction.Compaction`); c_k is then counted afresh.
     """
 
     model: Model
@@ -211,6 +214,7 @@ class Agent:
     max_input_tokens: int | None = None
     max_dollars: float | None = None
     price: Pricing | None = None
+    compact: Callable[[list[Message]], list[Message]] | None = None
     runs: list[Run] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
@@ -244,7 +248,7 @@ class Agent:
         run = Run(task, self.model.name, self.system, specs, scripted=getattr(self.model, "scripted", False) is True)
         self.runs.append(run)
         messages = [Message("user", task)]
-        c_k = context_tokens(self.system, messages, specs)  # then grown step by step, never recounted
+        c_k = context_tokens(self.system, messages, specs)  # then grown step by step, recounted only after a compaction
         try:  # whatever fails (a model call, counting, the learner's on_step) ends the run, its record kept
             for k in range(1, self.max_steps + 1):
                 doing = "counting the context before step {k} failed"
@@ -257,6 +261,10 @@ class Agent:
                 record(run, Step(k, c_k, response, results, time.perf_counter() - started))
                 used.add(c_k, response.usage, self.price if self.max_dollars is not None else None)
                 c_k += grow(messages, response, results)  # c_{k+1} = c_k + v_k + N(v_k)
+                if self.compact is not None:
+                    doing = "compacting the context after step {k} failed"
+                    messages = self.compact(messages)
+                    c_k = context_tokens(self.system, messages, specs)
                 doing = "on_step raised after step {k}"
                 if self.on_step:
                     self.on_step(run.steps[-1], run)
