@@ -31,6 +31,7 @@ from .messages import (
 from .models import Model, ScriptedModel, ScriptExhausted, call
 from .openai_compatible import OpenAICompatible
 from .course.modes import select_model
+from .course.reference import answered, beside_reference, describe, undefined_because
 from .tokens import context_tokens, count_tokens, message_tokens, tools_tokens
 
 # lesson 2: tools
@@ -71,8 +72,8 @@ __all__ = [
     # lesson 1
     "Claude", "STOPS", "STOP_REASONS", "Message", "Model", "OpenAICompatible", "RedactedThinking", "Response",
     "ScriptExhausted", "ScriptedModel", "StopReason", "Text", "Thinking", "ToolCall", "ToolResult", "Usage",
-    "call", "context_tokens", "count_tokens", "latest_results", "message_tokens", "select_model", "show",
-    "tool_exchanges", "tools_tokens",
+    "answered", "beside_reference", "call", "context_tokens", "count_tokens", "describe", "latest_results", "message_tokens",
+    "select_model", "show", "tool_exchanges", "tools_tokens", "undefined_because",
     # lesson 2
     "Dispatcher", "Tool", "read_file_tool", "tool",
     # lesson 3

@@ -224,7 +224,9 @@ class Agent:
             if getattr(self, name) is not None:  # None: no such budget; a larger number is a typo, not a budget
                 check_number(name, getattr(self, name), at_least=0, at_most=largest)
         if self.max_dollars is not None and self.price is None:
-            raise SettingError("max_dollars needs a price, e.g. price=teachagent.cost.PRICES['claude-haiku-5-5']")
+            raise SettingError("max_dollars needs a price: price=PRICES['claude-haiku-5-5'] for Claude, or for any other "
+                               "model price=Price(input=..., output=..., cache_write=..., cache_read=...) in dollars per "
+                               "million tokens (teachagent.cost)")
 
     def __setattr__(self, name: str, value: Any) -> None:
         """`agent.tools = ...` keeps a list of the tools, checked now: a generator is read once, not used up by a run."""

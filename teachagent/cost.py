@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base.errors import check_number
+from .base.display import shorten
+from .base.errors import SettingError, check_number
 from .messages import Usage
 from .trace import Run
 
@@ -133,15 +134,24 @@ PRICES = {
 }
 
 
-def price_of(model: str) -> Price:
+# How to give a price for a model with none in PRICES: any other provider, a server of your own.
+GIVE_A_PRICE = ("Price(input=..., output=..., cache_write=..., cache_read=...) in dollars per million tokens "
+                "(Price(0, 0, 0, 0) for a model on your own machine)")
+
+
+def price_of(model: str | Price) -> Price:
+    """`model`'s list price from PRICES; a `Price` given instead is its own price."""
+    if isinstance(model, Price):
+        return model
     try:
         return PRICES[model]
-    except KeyError:
-        raise ValueError(f"no price for {model!r}; known models: {', '.join(PRICES)}") from None
+    except (KeyError, TypeError):
+        raise SettingError(f"no list price known for {shorten(repr(model), 80)} (PRICES has {', '.join(PRICES)}); "
+                           f"give one as {GIVE_A_PRICE}") from None
 
 
-def run_cost(run: Run, model: str, usages: list[Usage] | None = None) -> float:
-    """Dollars for a run at `model`'s prices: its own usage, or the `usages` given (e.g. with caching)."""
+def run_cost(run: Run, model: str | Price, usages: list[Usage] | None = None) -> float:
+    """Dollars for a run at `model`'s prices (a name in PRICES, or a `Price`): its own usage, or the `usages` given."""
     price = price_of(model)
     usages = usages if usages is not None else [step.response.usage for step in run.steps]
     return sum(price.dollars(u) for u in usages)

@@ -40,6 +40,11 @@ OUTCOMES: dict[str, str] = {
 Outcome = str  # one of OUTCOMES
 
 
+def is_answer(text: str | None) -> bool:
+    """Whether a final reply says anything: a letter or a digit, not only punctuation or spaces (`); ` is no answer)."""
+    return isinstance(text, str) and any(ch.isalnum() for ch in text)
+
+
 @dataclass
 class Step:
     """Step k of a run: the model read `context_tokens` (c_k), wrote `response` (v_k),
@@ -110,6 +115,11 @@ class Run:
             f"Run(task={task!r}, model={model!r}, steps={len(self.steps)}, "
             f"outcome={self.outcome!r}, Z={self.Z})"
         )
+
+    @property
+    def answered(self) -> bool:
+        """Whether the run ended with a final answer that says something (see `is_answer`)."""
+        return self.outcome == "answer" and is_answer(self.answer)
 
     @property
     def Z(self) -> int:
