@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .base.display import shorten
-from .base.errors import SettingError, check_number
+from .base.errors import MOST_TOKENS, SettingError, check_number
 from .messages import Usage
 from .trace import Run
 
@@ -55,8 +55,8 @@ def compare_Z(run: Run) -> ZComparison:
 def predicted_total(K: int, c1: float, d: float) -> float:
     """Z = K c_1 + d K (K - 1) / 2: the total when every call adds d tokens to the context."""
     check_number("K", K, whole=True, at_least=1, at_most=10**9)
-    check_number("c1", c1, at_least=0, at_most=10**12)
-    check_number("d", d, at_least=0, at_most=10**12)
+    check_number("c1", c1, at_least=0, at_most=MOST_TOKENS)
+    check_number("d", d, at_least=0, at_most=MOST_TOKENS)
     return K * c1 + d * K * (K - 1) / 2
 
 
@@ -71,7 +71,7 @@ def fitted_d(sizes: list[int], method: str = "endpoints") -> float:
     if K < 2:
         raise ValueError("a growth per call needs at least two calls")
     for k, size in enumerate(sizes, start=1):  # a NaN would make d NaN, and every prediction from it
-        check_number(f"c_{k}", size, at_least=0, at_most=10**12, unit="tokens")
+        check_number(f"c_{k}", size, at_least=0, at_most=MOST_TOKENS, unit="tokens")
     if method == "endpoints":
         return (sizes[-1] - sizes[0]) / (K - 1)
     if method == "least_squares":
@@ -105,7 +105,7 @@ class Price:
             price = getattr(self, name)
             check_number(f"the {name} price", price, at_least=0, at_most=10**6, unit="dollars per million tokens")
         if self.long_prompt_from is not None:
-            check_number("long_prompt_from", self.long_prompt_from, whole=True, at_least=1, at_most=10**12)
+            check_number("long_prompt_from", self.long_prompt_from, whole=True, at_least=1, at_most=MOST_TOKENS)
         check_number("long_prompt_factor", self.long_prompt_factor, at_least=1, at_most=1000)
 
     def dollars(self, usage: Usage) -> float:
