@@ -13,6 +13,7 @@ from teachagent.research.corpus import Library
 from teachagent.research.researcher import QUESTION, research_agent
 from teachagent.tokens import context_tokens, count_tokens
 from teachagent.tools import tool
+from teachagent.trace import composition
 
 LONG = "a long result " * 200
 
@@ -91,6 +92,15 @@ def test_the_read_everything_researcher_compacted_reads_far_less_and_still_answe
     assert compacted.outcome == "answer" and compacted.answer.startswith("No.")
     assert "triangle inequality" in plain.answer and "triangle inequality" not in compacted.answer  # that text is gone
     assert len(compacted.steps) == len(plain.steps) and compacted.Z < plain.Z / 3
+
+
+def test_the_views_show_a_compacted_history_as_one_part_of_the_size_it_had():
+    run = Agent(ScriptedModel(reader(4)), [fetch], compact=Compaction()).run("read four texts")
+    for step in run.steps:
+        parts = composition(run, step.index)
+        assert sum(n for _, n in parts) == step.context_tokens
+    assert [label for label, _ in composition(run, 2)] == ["system + tools", "task", "v1", "N(v1)"]  # nothing dropped yet
+    assert [label for label, _ in composition(run, 3)] == ["system + tools", "task", "history, compacted"]
 
 
 @pytest.mark.parametrize("keep", [0, -1, 1.5, "1", True])
