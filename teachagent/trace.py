@@ -133,7 +133,8 @@ class Run:
 
     @property
     def messages(self) -> list[Message]:
-        """The conversation as the model last saw it, plus its last reply and results."""
+        """The conversation as the model last saw it, plus its last reply and results (with every tool result whole,
+        as it came back, even where a compaction showed the model a note instead)."""
         history = [Message("user", self.task)]
         for step in self.steps:
             history.append(step.response.to_message())
