@@ -35,7 +35,7 @@ from .course.reference import answered, beside_reference, describe, undefined_be
 from .tokens import context_tokens, count_tokens, message_tokens, tools_tokens
 
 # lesson 2: tools
-from .claude import request_body as messages_api_request
+from .messages import request_body as messages_api_request
 from .dispatch import Dispatcher
 from .openai_compatible import chat_request, json_tools_request
 from .tools import Tool, read_file_tool, tool
