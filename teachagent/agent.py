@@ -65,6 +65,9 @@ class Agent:
     Besides the step budget `max_steps`: `max_context_tokens`, `max_input_tokens` and
     `max_dollars` at `price` (a `teachagent.cost.Price`), each checked before every call
     (budget.py); a call that could break one is not made, and the run ends with its name.
+
+    `compact`, if given, rewrites the conversation after every step, before the next call
+    reads it (lesson 6's `teachagent.compaction.Compaction`); c_k is then counted afresh.
     """
 
     model: Model
@@ -77,6 +80,7 @@ class Agent:
     max_input_tokens: int | None = None
     max_dollars: float | None = None
     price: Pricing | None = None
+    compact: Callable[[list[Message]], list[Message]] | None = None
     approve: Approver = ask_in_terminal
     runs: list[Run] = field(default_factory=list, init=False)
 
@@ -112,7 +116,7 @@ class Agent:
         run = Run(task, self.model.name, self.system, specs, scripted=getattr(self.model, "scripted", False) is True)
         self.runs.append(run)
         messages = [Message("user", task)]
-        c_k = context_tokens(self.system, messages, specs)  # then grown step by step, never recounted
+        c_k = context_tokens(self.system, messages, specs)  # then grown step by step, recounted only after a compaction
         try:  # whatever fails (a model call, counting, the learner's on_step) ends the run, its record kept
             for k in range(1, self.max_steps + 1):
                 doing = "counting the context before step {k} failed"
@@ -125,6 +129,10 @@ class Agent:
                 record(run, Step(k, c_k, response, results, time.perf_counter() - started))
                 budget.add(c_k, response.usage)
                 c_k += grow(messages, response, results)  # c_{k+1} = c_k + v_k + N(v_k)
+                if self.compact is not None:
+                    doing = "compacting the context after step {k} failed"
+                    messages = self.compact(messages)
+                    c_k = context_tokens(self.system, messages, specs)
                 doing = "on_step raised after step {k}"
                 if self.on_step:
                     self.on_step(run.steps[-1], run)

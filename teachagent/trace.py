@@ -133,7 +133,8 @@ class Run:
 
     @property
     def messages(self) -> list[Message]:
-        """The conversation as the model last saw it, plus its last reply and results."""
+        """The conversation as the model last saw it, plus its last reply and results (with every tool result whole,
+        as it came back, even where a compaction showed the model a note instead)."""
         history = [Message("user", self.task)]
         for step in self.steps:
             history.append(step.response.to_message())
@@ -201,16 +202,23 @@ def compositions(run: Run, upto: int | None = None) -> list[list[tuple[str, int]
     """`composition(run, k)` for k = 1 to `upto` (every step by default), each part counted once.
 
     c_{k+1} is c_k plus v_k and N(v_k), so the parts of every step are the first parts of
-    the last one: drawing all K steps counts K steps, not K²/2.
+    the last one: drawing all K steps counts K steps, not K²/2. A run whose history was
+    rewritten (lesson 6's compaction) read less than its steps add up to: from the first
+    such call on, its history is one part, "history, compacted", of the size it had.
     """
     parts = [
         ("system + tools", count_tokens(run.system) + tools_tokens(run.tools)),
         ("task", count_tokens(run.task)),
     ]
-    found = []
+    found, total = [], sum(n for _, n in parts)
     for step in run.steps[: len(run.steps) if upto is None else upto]:
-        found.append(list(parts))
-        parts.append((f"v{step.index}", message_tokens(step.response.to_message())))
+        if total == step.context_tokens:
+            found.append(list(parts))
+        else:
+            found.append([*parts[:2], ("history, compacted", step.context_tokens - parts[0][1] - parts[1][1])])
+        added = [(f"v{step.index}", message_tokens(step.response.to_message()))]
         if step.results:
-            parts.append((f"N(v{step.index})", message_tokens(Message("user", list(step.results)))))
+            added.append((f"N(v{step.index})", message_tokens(Message("user", list(step.results)))))
+        parts += added
+        total += sum(n for _, n in added)
     return found

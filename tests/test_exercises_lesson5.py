@@ -66,6 +66,24 @@ def test_kl_by_tool_right_in_other_styles(said, expression):
     assert said("5.1").startswith(f"correct: {expression} = 0.326466 bits")
 
 
+def test_kl_by_tool_takes_the_text_the_tool_printed(said):
+    check_kl_by_tool(calculated(kl_expression(0.9, 0.6)).content)
+    assert said("5.1").startswith(f"correct: {kl_expression(0.9, 0.6)} = 0.326466 bits")
+
+
+@pytest.mark.parametrize("wrong, problem", [
+    ("x = 0.326466", "is not what the calculate tool printed"),  # typed in, in the tool's form
+    ("0.9*log2(1.5) + 0.1*log2(0.25) = 0.3265", "is not what the calculate tool printed"),
+    (calculated("log2(0)").content, "the tool returned an error: CalculatorError"),
+    (calculated(kl_expression(0.6, 0.9)).content, "the two distributions are the wrong way round"),
+    ("0.326466", "not a result of calculate"),
+])
+def test_kl_by_tool_text_not_yet(said, wrong, problem):
+    check_kl_by_tool(wrong)
+    line = said("5.1")
+    assert line.startswith("not yet: ") and problem in line, line
+
+
 @pytest.mark.parametrize("wrong, problem", [
     (..., "`result` is still ..."),
     (0.326466, "`result` is 0.326466; it should be what tools(...) returns, a ToolResult"),

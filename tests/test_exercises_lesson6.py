@@ -11,7 +11,7 @@ import pytest
 from learner_objects import AlwaysEqual, Broken, Exits, LyingFloat, LyingInt
 
 from teachagent import cached_usages, fitted_d, predicted_total, run_cost
-from teachagent.exercises.lesson6 import check_crossover, check_opus, check_six_articles, research_run
+from teachagent.exercises.lesson6 import QUIZ, check_crossover, check_opus, check_six_articles, research_run, tripled
 
 
 class LoudStr(str):
@@ -176,3 +176,16 @@ def test_crossover_hostile(said, hostile):
 
 
 # the quiz
+
+
+# the quiz
+
+
+@pytest.mark.parametrize("K", [2, 5, 50])
+def test_quiz_6_1s_short_run_ratio_is_the_theorems(K):
+    assert tripled(K) == pytest.approx(predicted_total(3 * K, 0, 7) / predicted_total(K, 0, 7))
+
+
+def test_quiz_6_1s_feedback_gives_the_short_runs_and_holds_9_for_long_ones():
+    assert "15 at K = 2, 10.5 at K = 5" in QUIZ["6.1"].right
+    assert tripled(1000) == pytest.approx(9, abs=0.01)

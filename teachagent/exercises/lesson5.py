@@ -1,6 +1,7 @@
 """Checks for the exercises of notebooks/05_research_kl.ipynb (lesson 5: a research agent).
 
-5.1 `check_kl_by_tool`: D_KL(0.9‖0.6) in bits, computed by the calculate tool through the dispatcher.
+5.1 `check_kl_by_tool`: D_KL(0.9‖0.6) in bits, computed by the calculate tool through the dispatcher
+    (its ToolResult, or the text it printed).
 5.2 `check_read_best`: a function that reads the section search ranks first, and words that find
     where KL fails the triangle inequality.
 5.3 `check_js`: the Jensen–Shannon divergence, symmetric where KL is not.
@@ -18,7 +19,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..base.display import shorten
-from ..messages import ToolResult
+from ..dispatch import Dispatcher
+from ..messages import ToolCall, ToolResult
+from ..research.calculator import calculate
 from ..research.corpus import Library
 from ..tokens import count_tokens
 from .checks import NotYet, check, close, describe, expect, filled, number, text
@@ -51,15 +54,20 @@ PRINTED = 1e-5  # calculate prints six significant digits: a value it printed is
 
 
 def check_kl_by_tool(result: Any) -> None:
-    """5.1: `result` is what the calculate tool returned for D_KL(0.9‖0.6) in bits."""
+    """5.1: `result` is what the calculate tool returned for D_KL(0.9‖0.6) in bits: the ToolResult or its text."""
 
     def test() -> str:
         answer = filled(result, "result")
-        expect(isinstance(answer, ToolResult),
-               f"`result` is {describe(answer)}; it should be what tools(...) returns, a ToolResult")
-        content = text(answer.content, "result.content")
-        expect(answer.is_error is not True, f"the tool returned an error: {shorten(' '.join(content.split()), 200)}")
+        expect(isinstance(answer, (ToolResult, str)),
+               f"`result` is {describe(answer)}; it should be what tools(...) returns, a ToolResult, or its .content")
+        content = text(answer.content, "result.content") if isinstance(answer, ToolResult) else text(answer, "result")
+        failed = answer.is_error is True if isinstance(answer, ToolResult) else content.startswith("CalculatorError")
+        expect(not failed, f"the tool returned an error: {shorten(' '.join(content.split()), 200)}")
         value = _calculated(content)
+        if isinstance(answer, str):  # text alone could be typed in: it must be what the tool prints for its expression
+            printed = Dispatcher([calculate])(ToolCall("check", "calculate", {"expression": content.rpartition(" = ")[0]}))
+            expect(printed.content == content, f"{shorten(repr(content))} is not what the calculate tool printed: "
+                                                f"for that expression it prints {shorten(repr(printed.content))}")
         expect(not close(value, kl_bits(0.6, 0.9), rel=PRINTED),
                f"{shorten(content)} is D_KL(0.6‖0.9): the two distributions are the wrong way round")
         expect(close(value, kl_bits(0.9, 0.6), rel=PRINTED),

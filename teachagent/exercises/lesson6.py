@@ -99,12 +99,19 @@ def check_crossover(crossover: Callable[[float, float], Any]) -> None:
     check("6.3", test)
 
 
+def tripled(K: int) -> float:
+    """Z(3K)/Z(K) when c₁ = 0 and every step adds the same d: 3(3K − 1)/(K − 1), which tends to 9."""
+    return 3 * (3 * K - 1) / (K - 1)
+
+
 QUIZ = {
     "6.1": Question(
         answer="c",
-        right="when c₁ is small, Z ≈ d K²/2, and (3K)² = 9 K²: three times the calls read about nine times the tokens",
-        wrong={"a": "that would hold if every call read the same context; here each call also rereads all the earlier ones",
-               "b": "Z grows like K², not like K(K+1)/2 over K: with c₁ small, (3K)²/K² = 9"},
+        right=f"with c₁ small, Z ≈ d K(K−1)/2, about d K²/2 for a long run, and (3K)² = 9 K²; a short run "
+              f"gains more than that, 3(3K−1)/(K−1): {tripled(2):g} at K = 2, {tripled(5):g} at K = 5",
+        wrong={"a": "that would hold if every call read the same context; here each call also rereads all the earlier steps",
+               "b": "tripling the calls also triples the context the last calls read, so the tokens grow about "
+                    "3 × 3 = 9 times, not 3 × 2"},
     ),
     "6.2": Question(
         answer="b",
@@ -117,5 +124,14 @@ QUIZ = {
         right="the main agent is still a loop whose context grows each call, so its Z stays quadratic, with a much smaller d",
         wrong={"a": "the main context still grows by each helper's report; only the helpers' separate runs add up linearly",
                "c": "each helper starts from a fresh, short context and reads one article: their total grows linearly"},
+    ),
+    "6.4": Question(
+        answer="b",
+        right="a note says that a result was there, not what it said: the compacted run's answer lost what the earlier "
+              "articles said, and only reading an article again would bring its text back",
+        wrong={"a": "the notes and the model's own steps say which articles it read, not what they said: the compacted "
+                    "run's answer lost the points the earlier articles made",
+               "c": "the calculator's results arrive in the last turn of results, which Compaction keeps: the verdict "
+                    "and its numbers come out the same"},
     ),
 }
