@@ -26,13 +26,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .base.formats import enum_from_table
+
 Role = Literal["user", "assistant"]
 
 # Why a model stopped writing: every value the Messages API can return, what the agent loop
 # (notebooks/03_agent_loop.ipynb) does next, and what it means. The loop does one of three things:
 # "continue" (run the tool calls, send the grown context back), "answer" (the text is the final
 # answer), or "end" (the run ends without an answer, with the stop reason as its outcome).
-# A new stop reason is one row here: the loop, STOP_REASONS and the run's outcomes follow it.
+# A new stop reason is one row here: the loop, STOP_REASONS, the run's outcomes and the file formats follow it.
 Next = Literal["continue", "answer", "end"]
 STOPS: dict[str, tuple[Next, str]] = {
     "end_turn": ("answer", "the model finished its answer"),
@@ -44,6 +46,7 @@ STOPS: dict[str, tuple[Next, str]] = {
     "model_context_window_exceeded": ("end", "the reply was cut where the model's context window ends"),
 }
 STOP_REASONS: tuple[str, ...] = tuple(STOPS)
+enum_from_table(f"{__name__}.STOPS", STOPS)  # the stop reasons a saved run or a cassette may hold (base/formats.py)
 StopReason = str  # one of STOP_REASONS: a Response with any other is refused when it is made
 
 MAX_TOKENS = 1024  # the reply length every model call allows unless told otherwise
