@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from .base.formats import enum_from_table
 
@@ -182,10 +182,11 @@ class OtherBlock:
 
     @property
     def type(self) -> str:
-        return self.data["type"]
+        return cast(str, self.data["type"])  # __post_init__ checked that it is a str
 
     def to_dict(self) -> dict[str, Any]:
-        return json.loads(json.dumps(self.data))  # a deep copy: what is sent cannot alter what was kept
+        copy: dict[str, Any] = json.loads(json.dumps(self.data))  # a deep copy: what is sent cannot alter what was kept
+        return copy
 
 
 Block = Text | ToolCall | ToolResult | Thinking | RedactedThinking | OtherBlock
