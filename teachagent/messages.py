@@ -24,11 +24,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from .base.display import shorten
 from .base.errors import CourseError, SettingError, check_number
-from .base.formats import unstorable
+from .base.formats import enum_from_table, unstorable
 
 Role = Literal["user", "assistant"]
 
@@ -36,7 +36,7 @@ Role = Literal["user", "assistant"]
 # (notebooks/03_agent_loop.ipynb) does next, and what it means. The loop does one of three things:
 # "continue" (run the tool calls, send the grown context back), "answer" (the text is the final
 # answer), or "end" (the run ends without an answer, with the stop reason as its outcome).
-# A new stop reason is one row here: the loop, STOP_REASONS and the run's outcomes follow it.
+# A new stop reason is one row here: the loop, STOP_REASONS, the run's outcomes and the file formats follow it.
 Next = Literal["continue", "answer", "end"]
 STOPS: dict[str, tuple[Next, str]] = {
     "end_turn": ("answer", "the model finished its answer"),
@@ -48,6 +48,7 @@ STOPS: dict[str, tuple[Next, str]] = {
     "model_context_window_exceeded": ("end", "the reply was cut where the model's context window ends"),
 }
 STOP_REASONS: tuple[str, ...] = tuple(STOPS)
+enum_from_table(f"{__name__}.STOPS", STOPS)  # the stop reasons a saved run or a cassette may hold (base/formats.py)
 StopReason = str  # one of STOP_REASONS: a Response with any other is refused when it is made
 
 MAX_TOKENS = 1024  # the reply length every model call allows unless told otherwise
@@ -183,10 +184,11 @@ class OtherBlock:
 
     @property
     def type(self) -> str:
-        return self.data["type"]
+        return cast(str, self.data["type"])  # __post_init__ checked that it is a str
 
     def to_dict(self) -> dict[str, Any]:
-        return json.loads(json.dumps(self.data))  # a deep copy: what is sent cannot alter what was kept
+        copy: dict[str, Any] = json.loads(json.dumps(self.data))  # a deep copy: what is sent cannot alter what was kept
+        return copy
 
 
 Block = Text | ToolCall | ToolResult | Thinking | RedactedThinking | OtherBlock

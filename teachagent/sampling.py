@@ -18,7 +18,6 @@ import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from .base.errors import SettingError, check_number
 from .messages import Message
@@ -88,7 +87,7 @@ class SampledScriptedModel(ScriptedModel):
         """The script step as a function of the conversation that draws among its choices."""
 
         def play(messages: list[Message]) -> Reply:
-            reply: Any = step(messages) if callable(step) else step
+            reply: Reply | Choices = step(messages) if callable(step) else step  # a step may be one_of(...)
             while isinstance(reply, Choices):  # a chosen option may itself offer choices
                 reply = reply.draw(self._rng)
             return reply

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .base.formats import dumps, read_document, read_text, save_document
+from .base.formats import dumps, enum_from_table, read_document, read_text, save_document
 from .messages import STOPS, Message, Response, ToolResult, block_from_dict
 from .tokens import count_tokens, message_tokens, tools_tokens
 
@@ -38,6 +38,7 @@ OUTCOMES: dict[str, str] = {
     "tool_use": "the model stopped to call a tool but wrote no call",
 }
 Outcome = str  # one of OUTCOMES
+enum_from_table(f"{__name__}.OUTCOMES", OUTCOMES)  # the outcomes a saved run may hold (base/formats.py)
 
 
 def is_answer(text: str | None) -> bool:

@@ -9,8 +9,8 @@ from importlib.resources import files
 import pytest
 
 from teachagent.base.errors import CourseError
-from teachagent.base.formats import MAX_DEPTH, FormatError, parse, read_text, writable
-from teachagent.messages import STOP_REASONS
+from teachagent.base.formats import MAX_DEPTH, FormatError, parse, read_text, validator, writable
+from teachagent.messages import STOP_REASONS, STOPS
 from teachagent.trace import OUTCOMES
 
 
@@ -21,16 +21,56 @@ def schema(name: str) -> dict:
 def test_the_schemas_ship_with_the_package_and_are_valid():
     from jsonschema import Draft202012Validator
 
-    for name in ("run", "cassette"):
+    for name in ("run", "cassette", "shared"):
         Draft202012Validator.check_schema(schema(name))
 
 
-def test_the_schemas_know_every_stop_reason_and_outcome_and_share_their_blocks():
-    run, cassette = schema("run"), schema("cassette")
-    assert run["$defs"]["response"]["properties"]["stop_reason"]["enum"] == list(STOP_REASONS)
-    assert run["then"]["properties"]["outcome"]["enum"] == list(OUTCOMES)
-    for shared in ("count", "block", "model_block", "usage", "response", "tool_spec"):
-        assert run["$defs"][shared] == cassette["$defs"][shared], shared
+def test_the_shared_definitions_are_written_once_and_the_enums_come_from_the_tables():
+    run, cassette, shared = schema("run"), schema("cassette"), schema("shared")
+    for name in ("count", "block", "model_block", "usage", "response", "tool_spec", "stop_reason"):
+        assert name in shared["$defs"] and name not in run["$defs"] and name not in cassette["$defs"], name
+    files_text = "".join(json.dumps(schema(name)) for name in ("run", "cassette", "shared"))
+    assert '"end_turn"' not in files_text and '"max_steps"' not in files_text  # no table is copied into a file
+    assert validator("run").schema["$defs"]["outcome"]["enum"] == list(OUTCOMES)
+
+
+def _run_that_stopped(reason: str) -> str:
+    response = {"content": [{"type": "text", "text": "hi"}], "stop_reason": reason, "usage": {}}
+    step = {"index": 1, "context_tokens": 3, "response": response, "results": [], "seconds": 0.0}
+    return json.dumps({"format": "teachagent.run/1", "task": "t", "model": "m", "system": "", "tools": [],
+                       "steps": [step], "answer": None, "outcome": "running"})
+
+
+def _cassette_record_that_stopped(reason: str) -> str:
+    response = {"content": [], "stop_reason": reason, "usage": {"input_tokens": 1}}
+    return json.dumps({"kind": "complete", "request": {"model": "m", "messages": []}, "response": response})
+
+
+def test_a_stop_reason_added_to_the_table_is_one_both_formats_accept(monkeypatch):
+    for text in (_run_that_stopped("compaction"), _cassette_record_that_stopped("compaction")):
+        with pytest.raises(FormatError, match="'compaction' is not one of"):
+            parse(text, "run" if "format" in text else "cassette")
+    monkeypatch.setitem(STOPS, "compaction", ("continue", "the server compacted the context"))
+    assert parse(_run_that_stopped("compaction"), "run")["steps"][0]["response"]["stop_reason"] == "compaction"
+    assert parse(_cassette_record_that_stopped("compaction"), "cassette")["response"]["stop_reason"] == "compaction"
+
+
+def test_a_stop_reason_not_in_the_table_is_refused_by_both_formats():
+    for reason in STOP_REASONS:
+        parse(_run_that_stopped(reason), "run")
+        parse(_cassette_record_that_stopped(reason), "cassette")
+    with pytest.raises(FormatError, match=r"field steps\[0\]\.response\.stop_reason: 'bored' is not one of"):
+        parse(_run_that_stopped("bored"), "run")
+    with pytest.raises(FormatError, match=r"field response\.stop_reason: 'bored' is not one of"):
+        parse(_cassette_record_that_stopped("bored"), "cassette")
+
+
+def test_an_outcome_added_to_the_table_is_one_a_saved_run_may_hold(monkeypatch):
+    text = _run_that_stopped("end_turn").replace('"running"', '"max_minutes"')
+    with pytest.raises(FormatError, match="field outcome: 'max_minutes' is not one of"):
+        parse(text, "run")
+    monkeypatch.setitem(OUTCOMES, "max_minutes", "the run's time budget ran out")
+    assert parse(text, "run")["outcome"] == "max_minutes"
 
 
 def test_a_format_error_is_a_value_error_shown_in_one_line():

@@ -11,6 +11,15 @@ is one clear error naming the line and the field, never a crash deep inside the 
    counted before `json.loads` runs;
 3. it matches the format's JSON Schema, shipped in teachagent/base/schemas/.
 
+What a saved run and a cassette share (content blocks, usage, a model's reply) is defined
+once, in shared.schema.json, which the two formats refer to. The values a few fields may
+take are tables of the lessons' idea modules: a stop reason is a key of
+`teachagent.messages.STOPS`, an outcome a key of `teachagent.trace.OUTCOMES`. base/ imports
+no idea module, so each of those modules hands its table down with `enum_from_table` when
+it is imported, and a schema definition that says `"enumFrom": "<that table's name>"` gets
+the table's keys as its enum when the validator is built. A row added to a table is then
+a value both formats accept, with no schema to edit.
+
 Writing goes to a new file in the same folder, renamed over the old one only when it is
 whole, so a failed save leaves the old file exactly as it was.
 """
@@ -23,7 +32,7 @@ import math
 import os
 import re
 import stat
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +53,11 @@ _STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)|[\[\]{}]', 
 _BETWEEN = re.compile(r"[ \t\n\r,:]*")  # what separates JSON values and keys
 _LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
 _temps = itertools.count(1)  # numbers this process's temporary files, so two writers never share one
-_validators: dict[str, Any] = {}  # one compiled validator per schema file
+_SCHEMAS = Path(__file__).parent / "schemas"
+_SHARED = "shared.schema.json"  # the definitions run.schema.json and cassette.schema.json both refer to
+_tables: dict[str, Collection[str]] = {}  # "teachagent.messages.STOPS" -> that table, kept (not copied) as it was handed down
+# one compiled validator per schema file, with the tables' keys it was built from: a changed table builds it again
+_validators: dict[str, tuple[tuple[tuple[str, ...], ...], Any]] = {}
 
 
 class FormatError(CourseError, ValueError):
@@ -138,18 +151,52 @@ def _first_problem(data: Any, schema: str) -> Any:
     return load_jsonschema().exceptions.best_match(itertools.islice(validator(schema).iter_errors(data), 20))
 
 
+def enum_from_table(name: str, table: Collection[str]) -> None:
+    """Make the keys of `table` the enum of every schema definition that says `"enumFrom": name`.
+
+    Called by the idea module that owns the table (e.g. `enum_from_table("teachagent.messages.STOPS", STOPS)`),
+    so the table stays the one place that lists the values. The table itself is kept, not a copy: a row
+    added to it later is read the next time a validator is asked for.
+    """
+    _tables[name] = table
+
+
 def validator(schema: str) -> Any:
-    """The jsonschema validator for teachagent/base/schemas/<schema>.schema.json, built once per process."""
+    """The jsonschema validator for teachagent/base/schemas/<schema>.schema.json, built once per process.
+
+    It is built again only when a table handed down by `enum_from_table` has changed since.
+    """
+    keys = tuple(tuple(table) for table in _tables.values())
+    built = _validators.get(schema)
+    if built is None or built[0] != keys:
+        built = _validators[schema] = keys, _build(schema)
+    return built[1]
+
+
+def _build(schema: str) -> Any:
+    """A validator for `schema` that counts only ints as integers and reads shared.schema.json's definitions."""
     jsonschema = load_jsonschema()  # without the libraries behind format checks: none is needed, and they load slowly
     Draft202012Validator, validators = jsonschema.Draft202012Validator, jsonschema.validators
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
 
-    if schema not in _validators:
-        # JSON Schema counts 12.0 as an integer; a token count written 12.0 was not written by the course
-        whole = Draft202012Validator.TYPE_CHECKER.redefine("integer", lambda _, value: type(value) is int)
-        strict = validators.extend(Draft202012Validator, type_checker=whole)
-        path = Path(__file__).parent / "schemas" / f"{schema}.schema.json"
-        _validators[schema] = strict(json.loads(path.read_text(encoding="utf-8")))
-    return _validators[schema]
+    # JSON Schema counts 12.0 as an integer; a token count written 12.0 was not written by the course
+    whole = Draft202012Validator.TYPE_CHECKER.redefine("integer", lambda _, value: type(value) is int)
+    strict = validators.extend(Draft202012Validator, type_checker=whole)
+    shared = DRAFT202012.create_resource(_with_enums(_SHARED))
+    return strict(_with_enums(f"{schema}.schema.json"), registry=Registry().with_resource(_SHARED, shared))
+
+
+def _with_enums(file: str) -> dict[str, Any]:
+    """The schema in teachagent/base/schemas/`file`, each definition that says "enumFrom" given that table's keys."""
+    document: dict[str, Any] = json.loads((_SCHEMAS / file).read_text(encoding="utf-8"))
+    for definition in document.get("$defs", {}).values():
+        if "enumFrom" in definition:
+            name = definition["enumFrom"]
+            if name not in _tables:  # importing teachagent hands every table down, so only a broken install lands here
+                raise RuntimeError(f"{file} takes an enum from {name}, which was never handed to enum_from_table")
+            definition["enum"] = list(_tables[name])
+    return document
 
 
 def _check_depth(text: str, line: int) -> None:

@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..base.errors import CourseError
 from ..base.formats import FormatError, read_text
 from .modes import check_recordable_from, default_cassette, record_from
 from .replay import CassetteError, check_recordable, new_draft, promote, read_cassette
+
+if TYPE_CHECKING:  # nbformat is imported only when a notebook is read: the CLI's other commands do not pay for it
+    from nbformat import NotebookNode
 
 CELL_TIMEOUT = 600  # seconds one cell may run: a whole research run against Claude fits easily
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # the colours of IPython's tracebacks
@@ -32,8 +37,9 @@ def one_line(text: str) -> str:
     return " ".join(ANSI.sub("", text).split())
 
 
-def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = None, progress=print,
-                 source: str | None = None, base_url: str | None = None, model_name: str | None = None):
+def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = None,
+                 progress: Callable[[str], object] = print, source: str | None = None,
+                 base_url: str | None = None, model_name: str | None = None) -> NotebookNode:
     """Execute a whole notebook in `mode` ("record" or "replay") and return it with its outputs.
 
     The kernel inherits TEACHAGENT_MODE, TEACHAGENT_CASSETTE and, when recording,
@@ -68,11 +74,11 @@ def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = 
     code_cells = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
     at = {"cell": 0}
 
-    def starting(cell, cell_index, **_):
+    def starting(cell: NotebookNode, cell_index: int, **_: object) -> None:
         if cell.cell_type == "code":
             at["cell"] = code_cells.index(cell_index) + 1
 
-    def report(cell, cell_index, **_):
+    def report(cell: NotebookNode, cell_index: int, **_: object) -> None:
         if cell.cell_type == "code":
             progress(f"  cell {at['cell']}/{len(code_cells)} done")
 
@@ -100,15 +106,16 @@ def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = 
     return nb
 
 
-def read_notebook(path: Path):
+def read_notebook(path: Path) -> NotebookNode:
     """The notebook at `path`, or a `FormatError` saying why the file is not one."""
     import nbformat
 
     text = read_text(path, "a notebook")  # a missing file, a folder, a FIFO, not UTF-8 or empty
     try:
-        return nbformat.reads(text, as_version=4)
+        notebook: NotebookNode = nbformat.reads(text, as_version=4)
     except Exception as error:  # nbformat's reader raises many kinds, for JSON that is not a notebook too
         raise FormatError(f"{str(path)!r} is not a notebook ({type(error).__name__}: {one_line(str(error))[:200]})") from None
+    return notebook
 
 
 def _keep(draft: Path, cassette: Path, notebook: Path) -> None:

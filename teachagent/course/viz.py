@@ -227,7 +227,7 @@ class StepViewer:
         self.page.value = step_html(self.run, self.slider.value)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle: dict[str, Any] = self.widget._repr_mimebundle_(**kwargs)
         bundle["text/plain"] = repr(self)
         bundle["text/html"] = run_html(self.run) if self.run else "<i>no steps yet</i>"
         return bundle

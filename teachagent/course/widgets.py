@@ -38,7 +38,7 @@ class Session:
     reply: Any
     send: Any
     widget: Any
-    replies: queue.Queue = field(default_factory=queue.Queue)
+    replies: queue.Queue[str] = field(default_factory=queue.Queue)  # what the learner typed, one reply at a time
     run: Run | None = None
     error: BaseException | None = None
     thread: threading.Thread | None = None
@@ -49,7 +49,7 @@ class Session:
         return f"Session({state})"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle: dict[str, Any] = self.widget._repr_mimebundle_(**kwargs)
         bundle["text/plain"] = repr(self)
         return bundle
 
@@ -171,7 +171,7 @@ class SuccessExplorer:
         self.plot.value = png.getvalue()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle: dict[str, Any] = self.widget._repr_mimebundle_(**kwargs)
         bundle["text/plain"] = repr(self)
         bundle["text/html"] = f"<pre>{self.summary()}</pre>"
         return bundle

@@ -68,7 +68,7 @@ def plain(value: Any) -> Any:
     if not _is_numpy_scalar(value) and not (_is_numpy_array(value) and value.ndim == 0):
         return value
     value = value.item()  # np.float64(0.5) -> 0.5, np.array(True) -> True
-    if _is_numpy_scalar(value) and isinstance(value, _numpy_floating()):
+    if _is_numpy_scalar(value) and _is_numpy_floating(value):
         value = float(value)  # np.longdouble, whose .item() is itself
     return value
 
@@ -169,7 +169,6 @@ def _is_numpy_array(value: Any) -> bool:
     return type(value).__module__ == "numpy" and type(value).__name__ == "ndarray"
 
 
-def _numpy_floating() -> Any:
-    import numpy  # only reached with a numpy value in hand, so numpy is already imported
-
-    return numpy.floating
+def _is_numpy_floating(value: Any) -> bool:
+    """A numpy floating-point scalar (np.float64, np.longdouble …), told by its type's ancestry: nothing is imported."""
+    return any(kind.__module__ == "numpy" and kind.__name__ == "floating" for kind in type(value).__mro__)

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..base.display import one_line
 from ..dispatch import Dispatcher
-from ..messages import ToolCall
+from ..messages import ToolCall, ToolResult
 from ..tools import Tool
 from .checks import check, close, describe, expect, filled, numbers_in, text, whole
 from .quizzes import Question
@@ -147,7 +147,7 @@ def check_txt_reader(txt_reader: Callable[[Path], Tool]) -> None:
             filled(made.fn(path="todo.txt"), f"{getattr(made.fn, '__name__', made.name)}(path)")
             run = Dispatcher([made])
 
-            def read(path: str):
+            def read(path: str) -> ToolResult:
                 return run(ToolCall("t", made.name, {"path": path}))
 
             for path in ["todo.txt", "plans/week.txt"]:

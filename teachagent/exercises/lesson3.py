@@ -20,9 +20,9 @@ from typing import Any
 from ..agent import Agent
 from ..base.display import one_line, shorten
 from ..messages import ToolCall
-from ..models import ScriptedModel
+from ..models import Policy, ScriptedModel
 from ..tools import Tool, read_file_tool
-from ..trace import Run
+from ..trace import Run, Step
 from .checks import check, describe, expect, text, whole
 from .quizzes import Question
 
@@ -30,7 +30,7 @@ from .quizzes import Question
 OTHER_FILES = {"asteroids.txt": "Ceres is the largest asteroid.\n", "comets.txt": "Halley returns every 76 years.\n"}
 
 
-def check_total_context(total_context: Callable[[list], Any], run: Run) -> None:
+def check_total_context(total_context: Callable[[list[Step]], Any], run: Run) -> None:
     """Exercise 3.1: `total_context(steps)` gives Z, the tokens read by all the calls in `steps`."""
 
     def test() -> str:
@@ -52,7 +52,7 @@ def _calls_read(k: int, read: int) -> str:
     return f"those {k} calls read {read} tokens in all ({terms})"
 
 
-def check_smallest_budget(smallest: Any, policy: Callable, tools: list[Tool], system: str, task: str) -> None:
+def check_smallest_budget(smallest: Any, policy: Policy, tools: list[Tool], system: str, task: str) -> None:
     """Exercise 3.2: with `max_steps=smallest` the scripted `policy` answers; with one step fewer it runs out."""
 
     def run_with(max_steps: int) -> Run:
@@ -72,7 +72,7 @@ def check_smallest_budget(smallest: Any, policy: Callable, tools: list[Tool], sy
     check("3.2", test)
 
 
-def check_recovery(script: list, read_file: Tool, system: str, task: str) -> None:
+def check_recovery(script: list[Any], read_file: Tool, system: str, task: str) -> None:
     """Exercise 3.3: the script's first call fails, its second reads the first file the error suggests, then it answers.
 
     It is run twice: on the lesson's folder through `read_file`, and on a folder of other

@@ -22,7 +22,7 @@ from ..agent import Agent, AgentError
 from ..base.display import shorten
 from ..memory import MemoryStore, memory_tools
 from ..messages import Message, tool_exchanges
-from ..models import ScriptedModel
+from ..models import Policy, ScriptedModel
 from ..plan import find_plan, write_plan
 from ..tools import Tool
 from ..trace import Run
@@ -71,7 +71,7 @@ def check_progress(progress: Callable[[str], Any], run: Run) -> None:
     check("4.1", test)
 
 
-def check_smallest_limit(smallest: Any, policy: Callable, tools: list[Tool], system: str, task: str) -> None:
+def check_smallest_limit(smallest: Any, policy: Policy, tools: list[Tool], system: str, task: str) -> None:
     """4.2: with `max_context_tokens=smallest` the scripted `policy` answers; with one token less it does not."""
 
     def run_with_limit(limit: int) -> Run:

@@ -72,8 +72,8 @@ class Reveal:
         return (f"Reference solution {self.exercise}: hidden until you click the button "
                 f"(or run solution({self.exercise!r}, show=True))")
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
-        bundle = self.widget._repr_mimebundle_(**kwargs)
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle: dict[str, Any] = self.widget._repr_mimebundle_(**kwargs)
         bundle["text/plain"] = repr(self)
         return bundle
 

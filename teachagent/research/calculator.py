@@ -84,7 +84,7 @@ def _value(node: ast.AST, depth: int) -> float:
         base, exponent = _eval(node.left, depth + 1), _eval(node.right, depth + 1)
         if abs(exponent) > MAX_EXPONENT:
             raise CalculatorError(f"the exponent {exponent:g} is too large; the limit is {MAX_EXPONENT}")
-        value = float(base) ** exponent
+        value: float | complex = float(base) ** exponent
         if isinstance(value, complex):  # e.g. (-8) ** 0.5, which must not reach sqrt() or abs()
             raise CalculatorError(f"{ast.unparse(node)!r} has no real value")
         return value

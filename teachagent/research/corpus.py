@@ -58,13 +58,13 @@ def load_corpus() -> dict[str, Article]:
     return {f.name[:-3]: parse(f.name[:-3], f.read_text(encoding="utf-8")) for f in files}
 
 
-def _line_number(name: str, value):
+def _line_number(name: str, value: object) -> int | None:
     """A line number as an int: JSON may send 3 as 3.0, which the schema counts as an integer."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-        raise ValueError(f"{name} must be a whole number, got {value!r}")
-    return value
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise ValueError(f"{name} must be a whole number, got {value!r}")
 
 
 class Library:

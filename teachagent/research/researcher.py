@@ -18,11 +18,13 @@ that explains why the two directions differ.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..agent import Agent
 from ..messages import Message, Text, tool_exchanges
 from ..models import Model, Policy, Reply, ScriptedModel, call
+from ..trace import Run, Step
 from .calculator import calculate
 from .corpus import Library
 
@@ -150,7 +152,7 @@ def research_agent(
     model: Model | None = None,
     library: Library | None = None,
     max_steps: int = 15,
-    on_step=None,
+    on_step: Callable[[Step, Run], None] | None = None,
 ) -> Agent:
     """An agent with the library's tools; scripted with `strategy` unless a model is given."""
     if strategy not in STRATEGIES:
