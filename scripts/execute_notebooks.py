@@ -55,6 +55,9 @@ def joined_streams(outputs: list) -> list:
 
 
 def main(paths: list[str]) -> None:
+    if any(p in ("-h", "--help") for p in paths):
+        print(__doc__)
+        return
     os.environ.pop("TEACHAGENT_MODE", None)
     os.environ["TEACHAGENT_CHECK_SOLUTIONS"] = "1"  # as under pytest: each reference solution must pass its check
     for path in [Path(p) for p in paths] or sorted(NOTEBOOKS.glob("*.ipynb")):
