@@ -4,6 +4,7 @@ Claude) and tests/test_live_fake.py (the fake API playing another model)."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -22,6 +23,16 @@ def execute_copy(notebook: Path, folder: Path, timeout: int) -> nbformat.Noteboo
     NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(folder)}},
                    store_widget_state=True).execute()
     return nb
+
+
+def cell_outputs(nb: nbformat.NotebookNode) -> Iterator[tuple[int, str | None, str]]:
+    """(cell index, its error in one line or None, the text it showed) for every output of every cell, in order."""
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                yield index, f"{output.get('ename')}: {' '.join(str(output.get('evalue')).split())[:300]}", ""
+            else:
+                yield index, None, str(output.get("text", "")) + str(output.get("data", {}).get("text/plain", ""))
 
 
 def printed(nb: nbformat.NotebookNode) -> str:

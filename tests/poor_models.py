@@ -31,6 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))  # run as a script: its neighbours import as in pytest
 
 from fake_openai import FakeOpenAI, completion_body, function_call
+from live_notebooks import cell_outputs, uses_a_model
 
 Reply = tuple[int, dict[str, Any], dict[str, str]]
 
@@ -82,10 +83,6 @@ POOR: dict[str, Callable[[dict[str, Any]], Reply]] = {
 }
 
 
-def uses_a_model(nb: Any) -> bool:
-    return any("select_model" in cell.source for cell in nb.cells if cell.cell_type == "code")
-
-
 def problems(notebook: Path, responder: Callable[[dict[str, Any]], Reply], name: str = "poor") -> list[str]:
     """What a learner would see in `notebook` under this poor model that must not be: one line each."""
     import os
@@ -114,18 +111,14 @@ def problems(notebook: Path, responder: Callable[[dict[str, Any]], Reply], name:
                 else:
                     os.environ[key] = value
     shown = []
-    for index, cell in enumerate(nb.cells):
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error":
-                found.append(f"cell {index}: {output.get('ename')}: {str(output.get('evalue'))[:200]}")
-                continue
-            text = str(output.get("text", "")) + str(output.get("data", {}).get("text/plain", ""))
-            shown.append(text)
-            for what, pattern in IMPOSSIBLE.items():
-                hit = pattern.search(text)
-                if hit:
-                    line = next(ln for ln in text.splitlines() if pattern.search(ln))
-                    found.append(f"cell {index}: shows {what}: {line.strip()[:200]}")
+    for index, error, text in cell_outputs(nb):
+        if error:
+            found.append(f"cell {index}: {error}")
+        shown.append(text)
+        for what, pattern in IMPOSSIBLE.items():
+            if pattern.search(text):
+                line = next(ln for ln in text.splitlines() if pattern.search(ln))
+                found.append(f"cell {index}: shows {what}: {line.strip()[:200]}")
     if uses_a_model(nb) and not any(REFERENCE in text for text in shown):
         found.append(f"the lesson ran your model but never showed the {REFERENCE} beside it")
     return found

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from live_notebooks import NOTEBOOKS, uses_a_model
+from live_notebooks import NOTEBOOKS, cell_outputs, uses_a_model
 
 from teachagent.course.local import MODEL
 from teachagent.course.modes import default_cassette
@@ -35,14 +35,11 @@ pytestmark = [pytest.mark.models, pytest.mark.notebook]  # its own step; each te
 def problems(nb: nbformat.NotebookNode) -> list[str]:
     """Each cell that failed or went unanswered by the cassette, in one line; none when it all replayed."""
     found = []
-    for index, cell in enumerate(nb.cells):
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error":
-                found.append(f"cell {index}: {output.get('ename')}: {' '.join(str(output.get('evalue')).split())[:300]}")
-                continue
-            text = str(output.get("text", "")) + str(output.get("data", {}).get("text/plain", ""))
-            found += [f"cell {index}: {line.strip()[:300]}" for line in text.splitlines()
-                      if any(words in line for words in UNANSWERED)]
+    for index, error, text in cell_outputs(nb):
+        if error:
+            found.append(f"cell {index}: {error}")
+        found += [f"cell {index}: {line.strip()[:300]}" for line in text.splitlines()
+                  if any(words in line for words in UNANSWERED)]
     return found
 
 
