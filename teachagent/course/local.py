@@ -41,7 +41,7 @@ from typing import Any
 
 from ..agent import unstorable
 from ..base.errors import CourseError, check_number
-from ..messages import Block, Message, Response, Text, ToolCall, ToolResult
+from ..messages import MAX_TOKENS, Block, Message, Response, Text, ToolCall, ToolResult
 from ..openai_compatible import OpenAICompatible, shown_server, to_response
 
 MODEL = "SmolLM2-135M-Instruct"
@@ -242,6 +242,16 @@ def end_without_destructors() -> None:
 atexit.register(_at_exit)
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C (or Jupyter's Interrupt) during a call: still a KeyboardInterrupt, shown in one line.
+
+    Jupyter would otherwise spend seconds laying out a traceback through the SDK's frames.
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"KeyboardInterrupt: {self}"]
+
+
 class GrammarModel(OpenAICompatible):
     """`OpenAICompatible` for a model with no tool calling of its own, held to the tools' schemas by a grammar.
 
@@ -258,6 +268,14 @@ class GrammarModel(OpenAICompatible):
 
     def __repr__(self) -> str:
         return f"GrammarModel(model={self.model!r}, server={shown_server(self.server)!r}, reply_tokens={self.reply_tokens})"
+
+    def complete(
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+    ) -> Response:
+        try:
+            return super().complete(system, messages, tools, max_tokens)
+        except KeyboardInterrupt:
+            raise Interrupted(f"the call to {self.name} was stopped; its server finishes the reply on its own") from None
 
     def request(
         self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
