@@ -5,8 +5,8 @@ kernel, on one worker per CPU (pytest-xdist, whole notebooks per worker: see
 pyproject.toml). Its floor is what no notebook test can go below when run one after
 another: pytest's start-up plus one empty kernel per notebook, started, waited for and
 shut down in turn. The two take turns over a few rounds. The whole `pytest` (unit tests
-and notebooks, without the `browser` and `local` steps) is timed once, then `pytest -m browser`
-once, and the quick tier once: each of the first two takes a minute or two.
+and notebooks, without the steps of their own) is timed once, then `pytest -m browser` and
+`pytest -m local` once each, and the quick tier once: each of the first three takes a minute or two.
 """
 
 from __future__ import annotations
@@ -27,6 +27,17 @@ def run(command: list[str]) -> None:
     subprocess.run(command, cwd=ROOT, check=True, capture_output=True, timeout=1800)
 
 
+def step(command: list[str]) -> tuple[float, int, str]:
+    """One timed pytest run: its seconds, its exit status and its closing line ("13 passed, 4 skipped in 98.1s")."""
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=3600)
+    seconds = time.perf_counter() - started
+    for line in done.stdout.splitlines():  # a failed step names what failed, so the run is not wasted
+        if line.startswith(("FAILED", "ERROR")):
+            print(f"{' '.join(command[3:]) or 'whole suite'}: {line}", file=sys.stderr)
+    return seconds, done.returncode, (done.stdout.strip().splitlines() or [""])[-1].strip("= ")
+
+
 def empty_kernels(count: int) -> None:
     """Start `count` empty kernels one after another, each waited for and shut down."""
     from jupyter_client.manager import start_new_kernel
@@ -45,19 +56,10 @@ def rows() -> list[Row]:
         "floor": lambda: (run([*pytest, "-n", "0", "--collect-only", "tests/test_import.py"]),
                           empty_kernels(len(notebooks))),
     }, ROUNDS)
-    started = time.perf_counter()
-    done = subprocess.run(pytest, cwd=ROOT, capture_output=True, text=True, timeout=3600)
-    whole, status = time.perf_counter() - started, done.returncode
-    for line in done.stdout.splitlines():  # a failed suite names what failed, so the run is not wasted
-        if line.startswith(("FAILED", "ERROR")):
-            print(f"whole suite: {line}", file=sys.stderr)
-    started = time.perf_counter()
-    browser = subprocess.run([*pytest, "-m", "browser"], cwd=ROOT, capture_output=True, text=True, timeout=3600)
-    browser_time = time.perf_counter() - started
-    summary = (browser.stdout.strip().splitlines() or [""])[-1].strip("= ")  # e.g. "13 passed, 4 skipped in 98.1s"
-    started = time.perf_counter()
-    subprocess.run([*pytest, "-m", QUICK], cwd=ROOT, capture_output=True, timeout=3600)
-    quick = time.perf_counter() - started
+    whole, status, _ = step(pytest)
+    browser_time, _, browser = step([*pytest, "-m", "browser"])
+    local_time, _, local = step([*pytest, "-m", "local"])
+    quick, _, _ = step([*pytest, "-m", QUICK])
     group = f"e. course, {len(notebooks)} notebooks"
     return [
         (group, "pytest notebooks (nbval, every lesson re-executed, -n auto)", *t["lessons"], "s"),
@@ -65,7 +67,8 @@ def rows() -> list[Row]:
         (group, "pytest notebooks / floor", t["lessons"][0] / t["floor"][0], t["lessons"][1] / t["floor"][1], "x"),
         (group, "pytest, the whole suite (-n auto; the browser and local steps are apart), one run"
          + (f" (FAILED, exit {status})" if status else ""), whole, None, "s"),
-        (group, f"pytest -m browser, the browser step, one run ({summary})", browser_time, None, "s"),
+        (group, f"pytest -m browser, the browser step, one run ({browser})", browser_time, None, "s"),
+        (group, f"pytest -m local, the small real model's step, one run ({local})", local_time, None, "s"),
         (group, "the quick tier (README, Tests), one run", quick, None, "s"),
         (group, "the quick tier / the whole suite", quick / whole, None, "x"),
     ]

@@ -71,7 +71,7 @@ def generation_speed(server: local.LocalServer, grammar: bool) -> float:
     specs = [t.spec for t in TOOLS]
     from teachagent.messages import Message
 
-    body = local.grammar_request(local.MODEL, "You are a careful assistant.", [Message("user", TASK)], specs, 128)
+    body = local.json_tools_request(local.MODEL, "You are a careful assistant.", [Message("user", TASK)], specs, 128)
     if not grammar:
         del body["response_format"]
         body["ignore_eos"] = True  # llama.cpp's own option: write all 128 tokens

@@ -31,10 +31,14 @@ from .messages import (
 from .models import Model, ScriptedModel, ScriptExhausted, call
 from .openai_compatible import OpenAICompatible
 from .course.modes import select_model
+from .course.reference import answered, beside_reference, describe, undefined_because
 from .tokens import context_tokens, count_tokens, message_tokens, tools_tokens
 
 # lesson 2: tools
+from .messages import request_body as messages_api_request
 from .dispatch import Dispatcher
+from .openai_compatible import chat_request
+from .course.local import json_tools_request
 from .tools import Tool, read_file_tool, tool
 
 # lesson 3: the agent loop, its record, and you as the model
@@ -44,6 +48,7 @@ from .sampling import Choices, SampledScriptedModel, one_of
 from .trace import OUTCOMES, Outcome, Run, Step
 from .course.viz import StepViewer, run_html
 from .course.widgets import play
+from .course.replay import real_model_run
 
 # lesson 4: memory
 from .memory import MemoryStore, memory_tools
@@ -66,17 +71,20 @@ from .reliability import floor_n50, n50, n50_approx, step_success, task_success
 from .simulation import Estimate, flaky_agent, run_flaky_agents, simulate
 from .course.widgets import SuccessExplorer
 
+# lesson 8: the capstone, and an evaluation over tasks
+from .evaluation import EvalTask, Evaluation, TaskResult, compared, evaluate_agent
+
 __all__ = [
     # lesson 1
     "Claude", "STOPS", "STOP_REASONS", "Message", "Model", "OpenAICompatible", "RedactedThinking", "Response",
     "ScriptExhausted", "ScriptedModel", "StopReason", "Text", "Thinking", "ToolCall", "ToolResult", "Usage",
-    "call", "context_tokens", "count_tokens", "latest_results", "message_tokens", "select_model", "show",
-    "tool_exchanges", "tools_tokens",
+    "answered", "beside_reference", "call", "context_tokens", "count_tokens", "describe", "latest_results", "message_tokens",
+    "select_model", "show", "tool_exchanges", "tools_tokens", "undefined_because",
     # lesson 2
-    "Dispatcher", "Tool", "read_file_tool", "tool",
+    "Dispatcher", "Tool", "chat_request", "json_tools_request", "messages_api_request", "read_file_tool", "tool",
     # lesson 3
     "Agent", "AgentError", "HumanModel", "OUTCOMES", "Outcome", "Run", "Step", "StepViewer", "play", "run_html",
-    "Choices", "SampledScriptedModel", "one_of",
+    "Choices", "SampledScriptedModel", "one_of", "real_model_run",
     # lesson 4
     "MemoryStore", "PromptTooLong", "WithWindow", "compare_runs", "find_plan", "memory_tools", "write_plan",
     # lesson 5
@@ -88,4 +96,6 @@ __all__ = [
     # lesson 7
     "Estimate", "SuccessExplorer", "flaky_agent", "floor_n50", "n50", "n50_approx", "plot_task_success", "run_flaky_agents",
     "simulate", "step_success", "task_success",
+    # lesson 8
+    "EvalTask", "Evaluation", "TaskResult", "compared", "evaluate_agent",
 ]

@@ -7,7 +7,8 @@ The model comes from `select_model`, as in the notebooks: offline by default (a 
 researcher: no key, no network), or `--mode local|live|record|replay` (`--live` for short),
 with the same tools; live and record use Claude, or the OpenAI-compatible server that
 `--base-url URL --model NAME` name (or TEACHAGENT_BASE_URL and TEACHAGENT_MODEL); record
-and replay use the cassette `--cassette PATH`. With
+with `--record-from local` records the small local model instead; record and replay use
+the cassette `--cassette PATH`. With
 `--human` you are the model: each step shows what it reads and you type its reply. Exit code: 0
 for an answer, 1 for a run without one, 2 for a bad option, a missing API key, a
 cassette that cannot be used or a --json path that cannot be written.
@@ -35,7 +36,7 @@ from .agent import FINAL, MAX_STEPS, AgentError
 from .base.display import one_line, terminal_text
 from .base.errors import CourseError, SettingError, check_number
 from .base.formats import FormatError, writable
-from .course.modes import MODES, select_model
+from .course.modes import MODES, RECORD_FROM, select_model
 from .course.replay import CassetteError, Recorder
 from .human import WHOLE_PAGE, HumanModel, example_call
 from .messages import Thinking
@@ -55,8 +56,9 @@ def at_least_one(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error).removeprefix("the value ")) from None
 
 
-USAGE = "%(prog)s [options]\n       %(prog)s notebook {record,replay} NOTEBOOK [--cassette PATH]"
-NOTEBOOK_COMMANDS = ("notebook record runs a notebook against Claude (needs ANTHROPIC_API_KEY) and records every call "
+USAGE = "%(prog)s [options]\n       %(prog)s notebook {record,replay} NOTEBOOK [--mode live|local] [--cassette PATH]"
+NOTEBOOK_COMMANDS = ("notebook record runs a notebook against a real model (--mode live: Claude, or the server of "
+                     "--base-url and --model; --mode local: the small model in this process) and records every call "
                      "to a cassette, notebooks/cassettes/<notebook>.jsonl unless --cassette says otherwise; notebook "
                      "replay runs it again from that cassette, with no key and no network. For instructors: record "
                      "once, replay in class (teachagent notebook --help).")
@@ -73,6 +75,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible server for live and record, e.g. "
                         "http://localhost:11434/v1 for Ollama (default: TEACHAGENT_BASE_URL; none: Claude)")
     parser.add_argument("--model", metavar="NAME", help="the model that server runs (default: TEACHAGENT_MODEL)")
+    parser.add_argument("--record-from", choices=RECORD_FROM, help="what --mode record records: live (Claude or "
+                        "the server of --base-url) or local (default: TEACHAGENT_RECORD_FROM, else live)")
     parser.add_argument("--cassette", metavar="PATH", help="the cassette to record to or replay from "
                         "(default: TEACHAGENT_CASSETTE)")
     parser.add_argument("--human", action="store_true", help="you are the model: see what it reads, type its replies")
@@ -109,30 +113,41 @@ def print_step(step: Step, run: Run) -> None:
 
 
 def notebook_main(argv: list[str]) -> int:
-    """`python -m teachagent notebook record|replay NOTEBOOK [--cassette PATH]`."""
+    """`python -m teachagent notebook record|replay NOTEBOOK [--mode live|local] [--cassette PATH]`."""
     from .course.modes import default_cassette
     from .course.notebook_runner import NotebookError, run_notebook
 
     parser = argparse.ArgumentParser(prog="teachagent notebook",
-                                     description="Record a notebook's calls to Claude in a cassette, or replay them.")
-    parser.add_argument("mode", choices=["record", "replay"])
+                                     description="Record a notebook's calls to a real model in a cassette, or replay them.")
+    parser.add_argument("command", metavar="{record,replay}", choices=["record", "replay"])
     parser.add_argument("notebook", help="the .ipynb file to execute")
+    parser.add_argument("--mode", choices=RECORD_FROM, default=None, help="the model to record: live (Claude, or "
+                        "the server of --base-url and --model) or local (the small model in this process; "
+                        "TEACHAGENT_LOCAL_SEED makes it repeat); default: TEACHAGENT_RECORD_FROM, else live")
+    parser.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible server to record (with --mode live; "
+                        "default: TEACHAGENT_BASE_URL; none: Claude)")
+    parser.add_argument("--model", metavar="NAME", help="the model that server runs (default: TEACHAGENT_MODEL)")
     parser.add_argument("--cassette", help="the cassette file (default: notebooks/cassettes/<notebook>.jsonl)")
     args = parser.parse_args(argv)
+    if args.command == "replay" and (args.mode or args.base_url or args.model):
+        parser.error("--mode, --base-url and --model choose the model to record; replay plays the cassette's own")
+    if args.mode == "local" and (args.base_url or args.model):
+        parser.error("--base-url and --model name a server for --mode live; --mode local runs the small model itself")
     missing = [name for name in ("nbclient", "nbformat") if importlib.util.find_spec(name) is None]
     if missing:  # the extra a learner's install leaves out
-        print(f"teachagent: notebook {args.mode} needs {' and '.join(missing)}: pip install \"teachagent[notebook]\" "
+        print(f"teachagent: notebook {args.command} needs {' and '.join(missing)}: pip install \"teachagent[notebook]\" "
               "(in a clone: pip install -e \".[notebook]\")", file=sys.stderr)
         return 2
     try:
-        run_notebook(args.notebook, args.mode, args.cassette, progress=lambda line: print(line, flush=True))
+        run_notebook(args.notebook, args.command, args.cassette, progress=lambda line: print(line, flush=True),
+                     source=args.mode, base_url=args.base_url, model_name=args.model)
     except NotebookError as error:  # a cell failed: the notebook ran, and did not finish
         print(f"teachagent: {error}", file=sys.stderr)
         return 1
     except (CourseError, ValueError) as error:  # the notebook, the cassette or the key cannot be used
         print("teachagent: " + " ".join(str(error).split()), file=sys.stderr)
         return 2
-    print(f"{args.mode} finished: {args.cassette or default_cassette(args.notebook)}")
+    print(f"{args.command} finished: {args.cassette or default_cassette(args.notebook)}")
     return 0
 
 
@@ -188,11 +203,9 @@ def research_main(argv: list[str]) -> int:
     if args.human:
         model = HumanModel()
     else:
-        for setting, value in (("TEACHAGENT_BASE_URL", args.base_url), ("TEACHAGENT_MODEL", args.model)):
-            if value is not None:  # select_model reads the same settings the notebooks do
-                os.environ[setting] = value
-        try:
-            model = select_model(scripted, mode=args.mode, cassette=args.cassette, file=sys.stderr)  # stdout: the run
+        try:  # the banner to stderr: stdout is the run's
+            model = select_model(scripted, mode=args.mode, cassette=args.cassette, file=sys.stderr,
+                                 base_url=args.base_url, model_name=args.model, source=args.record_from)
         except (CourseError, ValueError) as error:  # no key, or a cassette that cannot be used: before any call
             print(f"teachagent: {error}", file=sys.stderr)
             return 2

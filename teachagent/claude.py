@@ -11,8 +11,8 @@ too long"; it becomes `PromptTooLong`, the error a scripted model raises at its 
 
 The transport guards sit in teachagent/base/http.py, shared with `OpenAICompatible`: a
 total deadline per call, a bounded reply body, and an API key that reaches no output.
-`request_body` below is the request in the Messages API's shape, which is also the form
-a cassette records for any model.
+The request it sends is `messages.request_body`, the Messages API's shape, which the
+message types own (a cassette records the same shape for any model).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .base.errors import check_number
+from .base.errors import A_DAY, check_number
 from .base.http import (
     DEFAULT_TIMEOUT,
     IDENTITY,
@@ -48,6 +48,7 @@ from .messages import (
     Thinking,
     ToolCall,
     Usage,
+    request_body,
 )
 from .models import PromptTooLong
 
@@ -76,7 +77,7 @@ class Claude:
         self.name = model or os.environ.get("TEACHAGENT_CLAUDE_MODEL") or DEFAULT_MODEL
         secret, api_key = Secret(api_key or os.environ.get("ANTHROPIC_API_KEY") or ""), None  # no frame holds the key itself
         checked_key(secret, "ANTHROPIC_API_KEY")
-        self.timeout = float(check_number("timeout", timeout, above=0, at_most=24 * 3600, unit="seconds"))
+        self.timeout = float(check_number("timeout", timeout, above=0, at_most=A_DAY, unit="seconds"))
         check_number("max_retries", max_retries, whole=True, at_least=0, at_most=10)
         import anthropic
 
@@ -154,15 +155,3 @@ def to_response(reply: Any) -> Response:
         cache_creation_input_tokens=getattr(u, "cache_creation_input_tokens", None) or 0,
     )
     return Response(content, reply.stop_reason, usage, reply.model)
-
-
-def request_body(
-    model: str, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
-) -> dict[str, Any]:
-    """One Messages API request as plain JSON data: what this adapter sends, and what a cassette records for any model."""
-    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": [m.to_dict() for m in messages]}
-    if system:
-        body["system"] = system
-    if tools:
-        body["tools"] = list(tools)
-    return body

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base.errors import check_number
+from .base.display import shorten
+from .base.errors import MOST_TOKENS, SettingError, check_number
 from .messages import Usage
 from .trace import Run
 
@@ -54,8 +55,8 @@ def compare_Z(run: Run) -> ZComparison:
 def predicted_total(K: int, c1: float, d: float) -> float:
     """Z = K c_1 + d K (K - 1) / 2: the total when every call adds d tokens to the context."""
     check_number("K", K, whole=True, at_least=1, at_most=10**9)
-    check_number("c1", c1, at_least=0, at_most=10**12)
-    check_number("d", d, at_least=0, at_most=10**12)
+    check_number("c1", c1, at_least=0, at_most=MOST_TOKENS)
+    check_number("d", d, at_least=0, at_most=MOST_TOKENS)
     return K * c1 + d * K * (K - 1) / 2
 
 
@@ -70,7 +71,7 @@ def fitted_d(sizes: list[int], method: str = "endpoints") -> float:
     if K < 2:
         raise ValueError("a growth per call needs at least two calls")
     for k, size in enumerate(sizes, start=1):  # a NaN would make d NaN, and every prediction from it
-        check_number(f"c_{k}", size, at_least=0, at_most=10**12, unit="tokens")
+        check_number(f"c_{k}", size, at_least=0, at_most=MOST_TOKENS, unit="tokens")
     if method == "endpoints":
         return (sizes[-1] - sizes[0]) / (K - 1)
     if method == "least_squares":
@@ -104,7 +105,7 @@ class Price:
             price = getattr(self, name)
             check_number(f"the {name} price", price, at_least=0, at_most=10**6, unit="dollars per million tokens")
         if self.long_prompt_from is not None:
-            check_number("long_prompt_from", self.long_prompt_from, whole=True, at_least=1, at_most=10**12)
+            check_number("long_prompt_from", self.long_prompt_from, whole=True, at_least=1, at_most=MOST_TOKENS)
         check_number("long_prompt_factor", self.long_prompt_factor, at_least=1, at_most=1000)
 
     def dollars(self, usage: Usage) -> float:
@@ -133,15 +134,24 @@ PRICES = {
 }
 
 
-def price_of(model: str) -> Price:
+# How to give a price for a model with none in PRICES: any other provider, a server of your own.
+GIVE_A_PRICE = ("Price(input=..., output=..., cache_write=..., cache_read=...) in dollars per million tokens "
+                "(Price(0, 0, 0, 0) for a model on your own machine)")
+
+
+def price_of(model: str | Price) -> Price:
+    """`model`'s list price from PRICES; a `Price` given instead is its own price."""
+    if isinstance(model, Price):
+        return model
     try:
         return PRICES[model]
-    except KeyError:
-        raise ValueError(f"no price for {model!r}; known models: {', '.join(PRICES)}") from None
+    except (KeyError, TypeError):
+        raise SettingError(f"no list price known for {shorten(repr(model), 80)} (PRICES has {', '.join(PRICES)}); "
+                           f"give one as {GIVE_A_PRICE}") from None
 
 
-def run_cost(run: Run, model: str, usages: list[Usage] | None = None) -> float:
-    """Dollars for a run at `model`'s prices: its own usage, or the `usages` given (e.g. with caching)."""
+def run_cost(run: Run, model: str | Price, usages: list[Usage] | None = None) -> float:
+    """Dollars for a run at `model`'s prices (a name in PRICES, or a `Price`): its own usage, or the `usages` given."""
     price = price_of(model)
     usages = usages if usages is not None else [step.response.usage for step in run.steps]
     return sum(price.dollars(u) for u in usages)

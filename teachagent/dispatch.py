@@ -6,12 +6,18 @@ dispatcher decides whether to run it. It runs the tool only when the name exists
 the input matches the tool's JSON schema, and every way a call can fail (unknown tool,
 bad input, the tool raising, hanging, or returning something other than text) becomes
 an error result the model can read and act on. Nothing the model writes makes it raise.
+
+A tool made with `ask_first=True` changes something, so a person decides: after its input
+has passed the schema, the dispatcher calls `approve(call)`, and only `True` runs it. The
+default asks on the terminal with `input()`; a notebook passes a callback of its own. A
+"no" goes back to the model as an error result, like any other failed call, and the run goes on.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+import json
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .base.display import shorten
@@ -24,11 +30,34 @@ from .tools import Tool, check_timeout
 MAX_PROBLEMS = 10  # schema errors listed in one result; enough to fix a call, short enough to read
 MAX_PROBLEM_CHARS = 300  # a problem line quotes the bad value, which may be huge
 
+Approver = Callable[[ToolCall], bool]  # asked before an ask_first tool runs: True runs it, False does not
+
+
+def ask_in_terminal(call: ToolCall) -> bool:
+    """The default approver: show the call and run it only on a typed yes.
+
+    Where nobody can type an answer (a script with its input closed, a kernel without a
+    keyboard), the answer is no.
+    """
+    shown = shorten(json.dumps(call.input, ensure_ascii=False, default=repr), 300)
+    try:
+        answer = input(f"The model asks to run {call.name} with {shown}. Run it? [y/N] ")
+    except (EOFError, NotImplementedError):  # IPython's StdinNotImplementedError is a NotImplementedError
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
 
 class Dispatcher:
-    """Runs tool calls against a fixed set of tools, turning every failure into a ToolResult."""
+    """Runs tool calls against a fixed set of tools, turning every failure into a ToolResult.
 
-    def __init__(self, tools: Iterable[Tool]) -> None:
+    `approve(call)` is asked before each run of a tool made with `ask_first=True`.
+    """
+
+    def __init__(self, tools: Iterable[Tool], approve: Approver = ask_in_terminal) -> None:
+        if not callable(approve):
+            raise SettingError("approve must be a function of a ToolCall returning True or False, "
+                               f"got {shorten(repr(approve), 100)}")
+        self.approve = approve
         self._tools: dict[str, Tool] = {}
         self._validators: dict[str, Any] = {}  # one per tool, built once
         for t in tools:
@@ -75,8 +104,16 @@ class Dispatcher:
         if not isinstance(tool_input, dict):
             return error(f"the input to {name!r} must be a JSON object, got {type(tool_input).__name__}")
 
-        content, is_error = _run(tool, self._validators[tool.name], tool_input)
+        asked = (lambda: self._approved(call)) if tool.ask_first else None
+        content, is_error = _run(tool, self._validators[tool.name], tool_input, asked)
         return ToolResult(call_id, content, is_error)
+
+    def _approved(self, call: ToolCall) -> bool:
+        """What `approve` said of this call: only True or False counts as an answer."""
+        said = self.approve(call)
+        if not isinstance(said, bool):
+            raise SettingError(f"approve must return True or False, got {shorten(repr(said), 100)}")
+        return said
 
 
 class _BadInput(Exception):
@@ -86,23 +123,35 @@ class _BadInput(Exception):
         self.problems = problems
 
 
-def _run(tool: Tool, validator: Any, tool_input: dict[str, Any]) -> tuple[str, bool]:
+def _run(tool: Tool, validator: Any, tool_input: dict[str, Any], asked: Callable[[], bool] | None) -> tuple[str, bool]:
     """Check `tool_input` against the schema and run `tool` on it; return (content, is_error).
 
     The check runs inside the time limit too (a million-item input takes seconds to check),
     and stops at the first few problems. With a timeout we stop waiting when the time is up
-    (base/timelimit.py). A tool that calls `sys.exit` is reported like one that raises;
+    (base/timelimit.py). `asked`, for an ask_first tool, is called between the check and the
+    run, outside the time limit: a person is asked only about input that would run, and may
+    take their time. A tool that calls `sys.exit` is reported like one that raises;
     Ctrl-C (KeyboardInterrupt) is the learner's, so it still stops the run.
     """
 
-    def checked_then_run() -> Any:
+    def check() -> None:
         found = itertools.islice(validator.iter_errors(tool_input), MAX_PROBLEMS + 1)
         problems = [shorten(f"input{e.json_path[1:]}: {e.message}", MAX_PROBLEM_CHARS) for e in found]
         if problems:
             raise _BadInput(problems)
+
+    def checked_then_run() -> Any:
+        check()
         return tool.fn(**tool_input)
 
-    outcome = call_within(checked_then_run, tool.timeout, {})
+    if asked is None:
+        outcome = call_within(checked_then_run, tool.timeout, {})
+    else:
+        outcome = call_within(check, tool.timeout, {})
+        if outcome is not None and outcome[0]:
+            if not asked():
+                return f"the user did not approve this call to {tool.name!r}, so it was not run", True
+            outcome = call_within(tool.fn, tool.timeout, tool_input)
     if outcome is None:
         return f"tool {tool.name!r} did not finish within {tool.timeout:g} s", True
     returned, value = outcome

@@ -31,8 +31,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .agent import unstorable
 from .base.errors import CourseError
+from .base.formats import unstorable
 from .messages import MAX_TOKENS, Block, Message, Response, StopReason, Text, ToolCall, ToolResult, Usage
 from .tokens import block_tokens, context_tokens
 

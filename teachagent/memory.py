@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .base.errors import CourseError, check_number
+from .base.errors import A_DAY, CourseError, check_number
 from .base.sqlite import OwnedFile
 from .tools import Tool, tool
 
@@ -68,7 +68,7 @@ class MemoryStore:
     def __init__(self, path: str | Path, timeout: float = 5.0) -> None:
         self.path = Path(path)
         # seconds to wait for another writer before giving up
-        self.timeout = check_number("MemoryStore timeout", timeout, at_least=0, at_most=24 * 3600, unit="seconds")
+        self.timeout = check_number("MemoryStore timeout", timeout, at_least=0, at_most=A_DAY, unit="seconds")
         self._file = OwnedFile(self.path, APPLICATION_ID, TABLE, SCHEMA, self.timeout, MemoryStoreError,
                                what="memory file", holds="the notes")
         self._file.claim()  # refuses a damaged file or another program's, leaving it as it was

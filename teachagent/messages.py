@@ -381,6 +381,22 @@ def tool_exchanges(messages: list[Message]) -> list[tuple[ToolCall, ToolResult]]
             if isinstance(b, ToolResult) and b.tool_use_id in calls]
 
 
+def request_body(
+    model: str, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
+) -> dict[str, Any]:
+    """One request as plain JSON data, in the Messages API's shape these types mirror.
+
+    Claude's adapter sends exactly this; a cassette records it for every model (Claude, an
+    OpenAI-compatible server, the local model), so a recording has one shape whoever answered.
+    """
+    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": [m.to_dict() for m in messages]}
+    if system:
+        body["system"] = system
+    if tools:
+        body["tools"] = list(tools)
+    return body
+
+
 def show(messages: list[Message]) -> str:
     """The conversation as the JSON the API receives, for printing in a lesson."""
     return json.dumps([m.to_dict() for m in messages], indent=2, ensure_ascii=False)

@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .base.errors import check_number
+from .base.errors import A_DAY, check_number
 from .base.http import DEFAULT_TIMEOUT, IDENTITY, STAND_IN_KEY, Guarded, Secret, UnexpectedReply, capped_http_client, checked_key
 from .messages import MAX_TOKENS, Block, Message, Response, StopReason, Text, ToolCall, ToolResult, Usage
 from .models import PromptTooLong
@@ -79,7 +79,7 @@ class OpenAICompatible:
         self.model = model
         self.server = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_SERVER
         self.name = name or f"{model} at {shown_server(self.server)}"
-        self.timeout = float(check_number("timeout", timeout, above=0, at_most=24 * 3600, unit="seconds"))
+        self.timeout = float(check_number("timeout", timeout, above=0, at_most=A_DAY, unit="seconds"))
         check_number("max_retries", max_retries, whole=True, at_least=0, at_most=10)
         if secret.reveal():
             checked_key(secret, "OPENAI_API_KEY")

@@ -4,9 +4,10 @@ The checked step, as a state machine: an attempt is right with probability p; a 
 then looks at it, never objects to a right attempt, and notices a wrong one with
 probability δ (`delta`); a noticed failure sends the agent back to try again, at most r
 times; an unnoticed one, or one noticed with no retry left, ends the step as failed.
-Counting the paths to success (k noticed failures, then a right attempt) gives
+Counting the paths to success (j noticed failures, then a right attempt; k stays the
+index of a model call, as in lessons 3 and 6) gives
 
-    q = p Σ_{k=0}^{r} ((1 - p) δ)^k .
+    q = p Σ_{j=0}^{r} ((1 - p) δ)^j .
 
 n independent steps all succeed with probability qⁿ. Solving qⁿ = 1/2 for n gives the
 task length done half the time,
@@ -36,7 +37,7 @@ def step_success(p: float, delta: float, r: int) -> float:
     check_number("delta", delta, at_least=0, at_most=1)
     check_number("r", r, whole=True, at_least=0, at_most=10_000)
     caught_failure = (1 - p) * delta
-    return min(1.0, p * sum(caught_failure**k for k in range(r + 1)))  # rounding can pass 1 by a hair
+    return min(1.0, p * sum(caught_failure**j for j in range(r + 1)))  # rounding can pass 1 by a hair
 
 
 def task_success(q: float, n: int) -> float:

@@ -75,9 +75,11 @@ def simulate(p: float, delta: float, r: int, n: int, trials: int, seed: int = 0)
     return Estimate(wins, trials)
 
 
-def flaky_agent(p: float, delta: float, r: int, n: int, rng: random.Random) -> tuple[Agent, dict[str, dict[int, bool]]]:
+def flaky_agent(p: float, delta: float, r: int, n: int, rng: random.Random,
+                check: bool = True) -> tuple[Agent, dict[str, dict[int, bool]]]:
     """An agent that must do n steps with a tool that works with probability p, checked by a
     tool that catches a failure with probability δ (`delta`), retrying a caught failure up to r times.
+    With `check=False` it never checks: one call per step, what the checked agent's extra calls are measured against.
 
     Returns the agent and the ground truth that the tools record (which steps really
     succeeded), so a run can be scored without trusting what the agent says.
@@ -98,6 +100,10 @@ def flaky_agent(p: float, delta: float, r: int, n: int, rng: random.Random) -> t
         caught = not truth["done"][step] and rng.random() < delta
         return f"step {step}: check FAILED" if caught else f"step {step}: check passed"
 
+    def unchecked(messages: list[Message]) -> Reply:
+        step = len(tool_exchanges(messages)) + 1  # every call so far attempted one step
+        return call("do_step", step=step) if step <= n else f"All {n} steps done."
+
     def policy(messages: list[Message]) -> Reply:
         results = [result.content for _, result in tool_exchanges(messages)]
         step = sum("check passed" in c for c in results) + 1
@@ -111,6 +117,8 @@ def flaky_agent(p: float, delta: float, r: int, n: int, rng: random.Random) -> t
             return [Text(f"Step {step} still fails after {r} retries; I stop here.")]
         return call("do_step", step=step)
 
+    if not check:
+        return Agent(ScriptedModel(unchecked, name="scripted, unchecked"), [do_step], max_steps=n + 1), truth
     model = ScriptedModel(policy, name="scripted checker")
     return Agent(model, [do_step, check_step], max_steps=2 * n * (r + 1) + 1), truth
 

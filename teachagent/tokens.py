@@ -15,18 +15,17 @@ leave it out, and we cannot count what we were not sent). The API adds a few fra
 leave out, which is one reason live counts come out slightly higher.
 
 Counting a growing conversation must not re-tokenize the old part on every call: the
-count of each piece of text is cached, so only new text is ever encoded.
+count of each piece of text is kept, so only new text is ever encoded.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
+from .base.bounded import BoundedCache
 from .base.vocabulary import cached_encoding
 from .messages import Block, Message, OtherBlock, RedactedThinking, Text, Thinking, ToolCall, ToolResult
 
@@ -45,49 +44,23 @@ def encoding() -> Any:
         ) from exc
 
 
-# The cache of counts is bounded by the text it holds, not only by its number of entries:
-# 16,384 entries of a few megabytes each would otherwise keep gigabytes alive.
-CACHE_ENTRIES = 16_384
-CACHE_CHARS = 8_000_000  # characters of cached text in all (at most 4 bytes each in memory)
-_counts: OrderedDict[str, int] = OrderedDict()  # least recently used first
-_cached_chars = 0
-_lock = threading.Lock()  # tools count on their own threads too
+# Counts are kept by text, bounded by the text they hold as well as by their number
+# (base/bounded.py says why); a text longer than an eighth of the whole is counted every time.
+_counts: BoundedCache[int] = BoundedCache(entries=16_384, chars=8_000_000)
 
 
 def count_tokens(text: str) -> int:
     """Number of cl100k_base tokens in `text`. Cached: the same string is encoded once."""
     if not isinstance(text, str):
         raise TypeError(f"count_tokens expects a str, got {type(text).__name__}")
-    with _lock:
-        counted = _counts.get(text)
-        if counted is not None:
-            _counts.move_to_end(text)
-            return counted
-    counted = len(encoding().encode(text, disallowed_special=()))
-    if len(text) <= CACHE_CHARS // 8:  # a text larger than this is counted each time, never kept
-        _remember(text, counted)
+    counted = _counts.get(text)
+    if counted is None:
+        counted = len(encoding().encode(text, disallowed_special=()))
+        _counts.put(text, counted)
     return counted
 
 
-def _remember(text: str, counted: int) -> None:
-    """Cache one count, forgetting the least recently used ones while either bound is passed."""
-    global _cached_chars
-    with _lock:
-        if text not in _counts:
-            _counts[text] = counted
-            _cached_chars += len(text)
-        while len(_counts) > CACHE_ENTRIES or _cached_chars > CACHE_CHARS:
-            _cached_chars -= len(_counts.popitem(last=False)[0])
-
-
-def _clear_cache() -> None:
-    global _cached_chars
-    with _lock:
-        _counts.clear()
-        _cached_chars = 0
-
-
-count_tokens.cache_clear = _clear_cache  # type: ignore[attr-defined]  # the name functools' caches use
+count_tokens.cache_clear = _counts.clear  # type: ignore[attr-defined]  # the name functools' caches use
 
 
 def block_tokens(block: Block) -> int:

@@ -11,6 +11,8 @@ plus an input, and our code decides whether to run it (see dispatch.py).
 hints and its docstring (schema.py does the reading), so what the model is told and the
 code that runs cannot drift apart. `read_file_tool` is the first real tool of the course: it reads text files in
 one folder and refuses everything outside it (base/files.py keeps that promise against hostile paths).
+A tool that changes something (writes a file, sends a message) is made with `ask_first=True`: the
+dispatcher then runs it only after a person said yes (see dispatch.py).
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ from pathlib import Path
 from typing import Any, overload
 
 from .base.display import shorten
-from .base.errors import check_number
+from .base.errors import A_DAY, check_number
 from .base.files import read_inside
 from .base.schema import ToolDefinitionError, parse_docstring, schema_from_signature
 
 TOOL_TIMEOUT = 10.0  # seconds a tool may run before the dispatcher reports it as failed
-MAX_TOOL_TIMEOUT = 24 * 3600.0  # a day; for longer, or no limit, give timeout=None
+MAX_TOOL_TIMEOUT = float(A_DAY)  # a day; for longer, or no limit, give timeout=None
 
 # What the Messages API accepts as a tool name.
 NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
@@ -41,7 +43,8 @@ class Tool:
 
     `fn` is called with the model's input as keyword arguments and must return text,
     because text is all the model can read. A call that runs longer than `timeout`
-    seconds is reported to the model as failed (None means no limit).
+    seconds is reported to the model as failed (None means no limit). With `ask_first`,
+    the dispatcher asks a person before each run, because the tool changes something.
     """
 
     name: str
@@ -49,6 +52,7 @@ class Tool:
     input_schema: dict[str, Any]
     fn: Callable[..., str]
     timeout: float | None = TOOL_TIMEOUT
+    ask_first: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not re.fullmatch(NAME_PATTERN, self.name):
@@ -67,6 +71,8 @@ class Tool:
         if not callable(self.fn):
             raise TypeError(f"the fn of tool {self.name!r} must be callable, got {self.fn!r}")
         check_timeout(self.name, self.timeout)
+        if not isinstance(self.ask_first, bool):
+            raise TypeError(f"ask_first of tool {self.name!r} must be True or False, got {self.ask_first!r}")
 
     @property
     def spec(self) -> dict[str, Any]:
@@ -75,7 +81,8 @@ class Tool:
 
     def __repr__(self) -> str:
         parameters = list(self.input_schema.get("properties", {}))
-        return f"Tool(name={self.name!r}, parameters={parameters})"
+        asks = ", ask_first=True" if self.ask_first else ""
+        return f"Tool(name={self.name!r}, parameters={parameters}{asks})"
 
 
 def check_timeout(name: str, timeout: float | None) -> None:
@@ -92,6 +99,7 @@ def tool(
     description: str | None = None,
     schema: dict[str, Any] | None = None,
     timeout: float | None = TOOL_TIMEOUT,
+    ask_first: bool = False,
 ) -> Tool: ...
 
 
@@ -103,6 +111,7 @@ def tool(
     description: str | None = None,
     schema: dict[str, Any] | None = None,
     timeout: float | None = TOOL_TIMEOUT,
+    ask_first: bool = False,
 ) -> Callable[[Callable[..., str]], Tool]: ...
 
 
@@ -113,8 +122,9 @@ def tool(
     description: str | None = None,
     schema: dict[str, Any] | None = None,
     timeout: float | None = TOOL_TIMEOUT,
+    ask_first: bool = False,
 ) -> Tool | Callable[[Callable[..., str]], Tool]:
-    """Make a `Tool` from a function: `@tool` or `@tool(name=..., timeout=...)`.
+    """Make a `Tool` from a function: `@tool` or `@tool(name=..., timeout=..., ask_first=...)`.
 
     The name is the function's name, the description is the first paragraph of its
     docstring, and the schema comes from its type hints, with each parameter described
@@ -137,6 +147,7 @@ def tool(
             input_schema=schema if schema is not None else schema_from_signature(f, arg_docs),
             fn=f,
             timeout=timeout,
+            ask_first=ask_first,
         )
 
     return make(fn) if fn is not None else make

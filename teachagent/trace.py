@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .base.formats import FormatError, dumps, parse, read_text, writable, write_whole
+from .base.formats import dumps, read_document, read_text, save_document
 from .messages import STOPS, Message, Response, ToolResult, block_from_dict
 from .tokens import count_tokens, message_tokens, tools_tokens
 
@@ -38,6 +38,11 @@ OUTCOMES: dict[str, str] = {
     "tool_use": "the model stopped to call a tool but wrote no call",
 }
 Outcome = str  # one of OUTCOMES
+
+
+def is_answer(text: str | None) -> bool:
+    """Whether a final reply says anything: a letter or a digit, not only punctuation or spaces (`); ` is no answer)."""
+    return isinstance(text, str) and any(ch.isalnum() for ch in text)
 
 
 @dataclass
@@ -112,6 +117,11 @@ class Run:
         )
 
     @property
+    def answered(self) -> bool:
+        """Whether the run ended with a final answer that says something (see `is_answer`)."""
+        return self.outcome == "answer" and is_answer(self.answer)
+
+    @property
     def Z(self) -> int:
         """Z = c_1 + ... + c_K: every input token the model read over the run (our count)."""
         return sum(self.context_sizes)
@@ -131,14 +141,9 @@ class Run:
                 history.append(Message("user", list(step.results)))
         return history
 
-    def to_json(self, indent: int | None = 1) -> str:
-        """The whole run as JSON: enough to rebuild it exactly with `Run.from_json`.
-
-        It is read back before it is returned, so what cannot be (NaN, an id that is not a
-        string, a count past any real one) is a `FormatError` naming the field, not a file
-        that `Run.load` would later refuse.
-        """
-        data = {
+    def to_dict(self) -> dict[str, Any]:
+        """The whole run as plain data: enough to rebuild it exactly with `Run.from_dict`."""
+        return {
             "format": FORMAT,
             "task": self.task,
             "model": self.model,
@@ -150,59 +155,35 @@ class Run:
             "scripted": self.scripted,
             "notes": self.notes,
         }
-        return dumps(data, "run", "this run", indent)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Run:
+        """The run `to_dict` wrote (already checked against the run's schema)."""
+        return cls(data["task"], data["model"], data["system"], data["tools"], [Step.from_dict(s) for s in data["steps"]],
+                   data["answer"], data["outcome"], data.get("scripted", False), data.get("notes", []))
+
+    # Saving and reading back are the formats' work (base/formats.py): strict JSON, checked against
+    # base/schemas/run.schema.json both ways, written whole or not at all.
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """The run as JSON, read back before it is returned: what could not be (NaN, an id that is not a string)
+        is a `FormatError` naming the field, not a file that `Run.load` would later refuse."""
+        return dumps(self.to_dict(), "run", "this run", indent)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Run:
         """Rebuild a run saved with `to_json`; anything else is a clear `FormatError` (a `ValueError`)."""
-        try:
-            if isinstance(text, (bytes, bytearray)):
-                text = _decoded(text)
-            if not isinstance(text, str):
-                raise FormatError(f"Run.from_json takes the text of a saved run, got {type(text).__name__}; "
-                                  "Run.load(path) reads one from a file")
-            data = parse(text, "run")
-        except FormatError as error:
-            raise FormatError(f"not a saved Run: {error}") from None
-        return cls(
-            data["task"],
-            data["model"],
-            data["system"],
-            data["tools"],
-            [Step.from_dict(s) for s in data["steps"]],
-            data["answer"],
-            data["outcome"],
-            data.get("scripted", False),
-            data.get("notes", []),
-        )
+        return cls.from_dict(read_document(text, "run", "a saved Run", "Run.load(path)"))
 
     def save(self, path: str | Path) -> Path:
-        """Write the run to `path` whole, or not at all; returns the file written.
-
-        The JSON goes to a new file beside `path` and is renamed over it once complete, so
-        a failure leaves any old file as it was. A symlink is written through to its target.
-        A folder, or an existing file that is not a saved run, is refused and left alone, and
-        so is a run holding what a saved run cannot (see `to_json`).
-        """
-        text = self.to_json()  # first: a run that could not be read back is refused before any file is touched
-        target = writable(path, "a saved run", Run.load)
-        # a lone surrogate, which UTF-8 cannot hold, is written as the JSON escape \udxxx that reads back the same
-        write_whole(target, text.encode("utf-8", "backslashreplace"))
-        return target
+        """Write the run to `path` whole, or not at all; returns the file written. A symlink is written through;
+        a folder, a file that is not a saved run, or a run a saved one cannot hold is refused, and nothing is touched."""
+        return save_document(path, self.to_json(), "a saved run", Run.load)
 
     @classmethod
     def load(cls, path: str | Path) -> Run:
         """Read a run saved with `save`; a missing, damaged or foreign file is a clear `FormatError`."""
         return cls.from_json(read_text(path, "a saved run"))
-
-
-def _decoded(data: bytes | bytearray) -> str:
-    """The text of a saved run handed over as bytes, which must be UTF-8."""
-    try:
-        return bytes(data).decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise FormatError(f"it is not UTF-8 text (line {line})") from None
 
 
 def composition(run: Run, k: int) -> list[tuple[str, int]]:

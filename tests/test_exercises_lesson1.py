@@ -26,10 +26,15 @@ def receptionist(messages):  # the notebook's policy
     (lambda response: ..., "not yet: `was_cut(response)` is still ..."),
     (lambda response: not response.text.endswith("."), "not yet: was_cut says False for the reply 'Hello.'"),
     (lambda response: response.stop_reason, "not yet: was_cut should return True or False"),
-    (lambda response: response.stop_reason != "end_turn" and response.usage.output_tokens > 0, "correct"),
-    (lambda response: response.stop_reason == "max_tokens", "correct: right on all four replies"),
+    # "not finished normally" is not "cut": a refusal and a stop sequence end a reply too
+    (lambda response: response.stop_reason != "end_turn",
+     "not yet: was_cut says True for the reply \"I can't help with\", whose stop_reason is 'refusal'"),
+    (lambda response: response.stop_reason not in ("end_turn", "refusal"),
+     "not yet: was_cut says True for the reply 'Your room is 12', whose stop_reason is 'stop_sequence'"),
+    (lambda response: response.stop_reason == "max_tokens", "correct: right on all six replies"),
     # other right styles
     (lambda response: response.stop_reason in ("max_tokens",), "correct"),
+    (lambda response: response.stop_reason in ("max_tokens", "model_context_window_exceeded"), "correct"),
     (lambda response: True if response.stop_reason == "max_tokens" else False, "correct"),
     (lambda response: bool(response.usage.output_tokens) and response.stop_reason.startswith("max"), "correct"),
     # the text heuristics the exercise warns against, defeated by the hidden replies it names

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import nbformat
 import pytest
 from learner_objects import AlwaysEqual, LyingInt
 
@@ -223,3 +225,16 @@ def test_quiz(question, right, wrong_letters, capsys):
         quiz(question, hostile)
         out = capsys.readouterr().out
         assert out.startswith(f"quiz {question}: not yet") and out.count("\n") == 1
+
+
+def test_quiz_3_1_names_every_way_lesson_3_teaches_a_run_to_stop():
+    from teachagent.exercises.lesson3 import QUIZ
+
+    key = QUIZ["3.1"].right
+    for stop in ("final answer", "max_tokens", "refusal", "K_max", "tokens or dollars"):
+        assert stop in key, f"quiz 3.1's key leaves out {stop!r}: {key}"
+    notebook = Path(__file__).resolve().parent.parent / "notebooks" / "03_agent_loop.ipynb"
+    (asked,) = [c.source for c in nbformat.read(notebook, as_version=4).cells if c.source.startswith("**Question 3.1.**")]
+    right = asked.split("- (a)", 1)[1].split("- (b)", 1)[0]
+    for stop in ("final answer", "max_tokens", "refusal", "K_{\\max}", "tokens or dollars"):
+        assert stop in right, f"quiz 3.1's right option leaves out {stop!r}: {right}"

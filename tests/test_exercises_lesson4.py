@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import re
 import sys
+from pathlib import Path
 
+import nbformat
 import pytest
 from learner_objects import AlwaysEqual, Broken, LyingInt
 
 from teachagent import Agent, MemoryStore, ScriptedModel, Text, call, find_plan, latest_results, read_file_tool, write_plan
 from teachagent.exercises.lesson4 import REPLIES, check_progress, check_seat_finder, check_smallest_limit
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "04_memory.ipynb"
 
 
 class LyingTuple(tuple):
@@ -195,13 +199,26 @@ def seat_finder_by_count(messages):  # decides by counting its own earlier steps
     return f"From memory: {note}  I picked a window seat."
 
 
+def seat_finder_by_seat(messages):  # the statement says a search for "seat" passes too: it finds the note
+    results = latest_results(messages)
+    if not results:
+        return call("search_notes", query="seat")
+    return "Seat booked: " + results[0].content
+
+
+def test_4_3_statement_names_the_searches_its_check_accepts():
+    (statement,) = [c.source for c in nbformat.read(NOTEBOOK, as_version=4).cells
+                    if c.source.startswith("**Exercise 4.3")]
+    assert '"window" finds it; so does "seat"' in statement
+
+
 def test_seat_finder_right(said, memory_file):
     check_seat_finder(seat_finder, memory_file)
     assert said("4.3") == ("correct: a new session searched long-term memory and answered: "
                            "Seat booked: [1] The user is vegetarian and prefers window seats.\n")
 
 
-@pytest.mark.parametrize("right", [seat_finder_loud, seat_finder_by_count])
+@pytest.mark.parametrize("right", [seat_finder_loud, seat_finder_by_count, seat_finder_by_seat])
 def test_seat_finder_right_in_other_styles(said, memory_file, right):
     check_seat_finder(right, memory_file)
     assert said("4.3").startswith("correct: a new session searched long-term memory and answered: ")

@@ -12,7 +12,7 @@ import pytest
 from learner_objects import AlwaysEqual, Broken, Exits, LyingInt
 
 from teachagent import step_success
-from teachagent.exercises.lesson7 import check_fifty_steps, check_q_by_hand, check_retries, compare_guess
+from teachagent.exercises.lesson7 import check_fifty_steps, check_q_by_hand, check_retries, check_tradeoff, compare_guess
 
 HOSTILE = [AlwaysEqual(), LyingInt(0), LyingInt(7), Broken(), Exits()]
 
@@ -169,3 +169,66 @@ def test_fifty_steps_hostile(said, hostile):
 
 
 # the quiz
+
+
+# 7.4: tokens per success for r = 0, 1, 2, from the measured wins and tokens
+
+WINS = {0: 230, 1: 350, 2: 374}
+TOKENS = {0: 1_000_000, 1: 1_200_000, 2: 1_250_000}
+COSTS = [TOKENS[r] / WINS[r] for r in (0, 1, 2)]  # 4348, 3429, 3342: r = 2 is the cheapest
+RIGHT_74 = ("correct: r = 0: 4,348 tokens per success · r = 1: 3,429 tokens per success · "
+            "r = 2: 3,342 tokens per success; the cheapest is r = 2\n")
+
+
+@pytest.mark.parametrize("answer", [
+    (COSTS, 2),
+    (tuple(COSTS), 2.0),
+    (np.array(COSTS), np.int64(2)),
+    ([round(c) for c in COSTS], 2),  # whole tokens, as the statement allows
+    ({0: COSTS[0], 1: COSTS[1], 2: COSTS[2]}, 2),  # keyed by r, like wins and tokens
+    ([TOKENS[r] // WINS[r] for r in (0, 1, 2)], min((0, 1, 2), key=lambda r: TOKENS[r] / WINS[r])),
+])
+def test_tradeoff_right(said, answer):
+    check_tradeoff(*answer, WINS, TOKENS)
+    assert said("7.4") == RIGHT_74
+
+
+def test_tradeoff_reads_the_measured_numbers(said):
+    tokens = {**TOKENS, 2: 2_000_000}  # now r = 2's success costs 5,348: r = 1 is the cheapest
+    check_tradeoff([tokens[r] / WINS[r] for r in (0, 1, 2)], 1, WINS, tokens)
+    assert said("7.4").endswith("the cheapest is r = 1\n")
+    check_tradeoff([tokens[r] / WINS[r] for r in (0, 1, 2)], 2, WINS, tokens)
+    assert "best_r = 2: r = 1 costs the fewest" in said("7.4")
+
+
+@pytest.mark.parametrize("answer, because", [
+    ((..., 2), "is still ..."),
+    ((COSTS, ...), "is still ..."),
+    ((COSTS[:2], 2), "has 2 numbers"),
+    ((COSTS + [1.0], 2), "has 4 numbers"),
+    (([WINS[r] / TOKENS[r] for r in (0, 1, 2)], 2), "divide the tokens by the successes"),  # upside down
+    (([TOKENS[r] / 400 for r in (0, 1, 2)], 2), "divide the tokens by the successes"),  # per run, not per success
+    ((list(reversed(COSTS)), 2), "per_success[0]"),
+    (([c + 2 for c in COSTS], 2), "per_success[0]"),  # just outside 1 token
+    ((COSTS, 0), "best_r = 0: r = 2 costs the fewest"),  # the cheapest run, not the cheapest success
+    ((COSTS, 2.5), "whole number"),
+    ((COSTS, "2"), "should be a number"),
+    (("4348, 3429, 3342", 2), "should be a list of three numbers"),
+    ((["4348", 3429, 3342], 2), "should be a number"),
+    (({0: 1.0, 1: 2.0}, 2), "has 2 numbers"),
+])
+def test_tradeoff_wrong(said, answer, because):
+    check_tradeoff(*answer, WINS, TOKENS)
+    assert because in said("7.4")
+
+
+def test_tradeoff_without_a_success(said):
+    check_tradeoff([1.0, 2.0, 3.0], 2, {**WINS, 0: 0}, TOKENS)
+    assert "no success at all" in said("7.4")
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_tradeoff_hostile(said, hostile):
+    for answer in ((hostile, 2), (COSTS, hostile), ([hostile, *COSTS[1:]], 2)):
+        check_tradeoff(*answer, WINS, TOKENS)
+        assert said("7.4").startswith("not yet: ")

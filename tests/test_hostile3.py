@@ -130,7 +130,7 @@ def test_a_run_handed_over_as_bytes_is_read_and_anything_else_is_one_line():
     assert Run.from_json(run.to_json().encode("utf-8")).steps[0].response.text == "é"
     with pytest.raises(FormatError, match=r"^not a saved Run: it is not UTF-8 text \(line 1\)$"):
         Run.from_json(b"\xff\xfe")
-    with pytest.raises(FormatError, match="^not a saved Run: Run.from_json takes the text of a saved run, got int"):
+    with pytest.raises(FormatError, match="^not a saved Run: a saved Run is text \\(or UTF-8 bytes\\), not int; Run.load"):
         Run.from_json(12)  # type: ignore[arg-type]
 
 

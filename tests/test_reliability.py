@@ -510,6 +510,18 @@ def test_a_perfect_tool_succeeds_in_2n_plus_1_steps(n):
     assert tool_calls(run) == [(name, k) for k in range(1, n + 1) for name in ("do_step", "check_step")]
 
 
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0])
+def test_an_unchecked_agent_makes_one_call_per_step_whatever_happens(p):
+    n = 6
+    agent, truth = flaky_agent(p, 0.9, 2, n, random.Random(3), check=False)
+    run = agent.run("Do the steps.")
+    assert run.outcome == "answer" and run.answer == f"All {n} steps done."
+    assert tool_calls(run) == [("do_step", k) for k in range(1, n + 1)]
+    assert len(run.steps) == n + 1
+    assert sorted(truth["done"]) == list(range(1, n + 1))
+    assert p == 0.5 or set(truth["done"].values()) == {p == 1.0}  # a sure tool always works, a broken one never
+
+
 def test_a_broken_tool_with_a_perfect_check_stops_after_r_plus_1_attempts():
     r = 2
     agent, truth = flaky_agent(0.0, 1.0, r, 4, random.Random(0))

@@ -15,11 +15,12 @@ import pytest
 from fake_anthropic import FakeAnthropic, message_body, policy_server, text_block, tool_use_block
 
 from teachagent.agent import Agent, AgentError
-from teachagent.claude import Claude, request_body
+from teachagent.claude import Claude
 from teachagent.course import replay
 from teachagent.course.notebook_runner import NotebookError, run_notebook
+from teachagent.course.reference import describe
 from teachagent.course.replay import FORMAT, CassetteError, Player, Recorder, first_difference, read_cassette
-from teachagent.messages import Message, Response, Text, ToolResult, latest_results
+from teachagent.messages import Message, Response, Text, ToolResult, latest_results, request_body
 from teachagent.models import ScriptedModel, call
 from teachagent.tools import tool
 
@@ -65,7 +66,7 @@ def test_a_replayed_run_is_the_recorded_run(tmp_path):
     (recorded,) = record(cassette)
     again = replayed(Player(cassette))
     assert steps(again) == steps(recorded)
-    assert again.answer == "It is 42." and again.model == "scripted (replayed)"
+    assert again.answer == "It is 42." and again.model == "scripted, replayed"
 
 
 def test_the_same_run_again_and_runs_out_of_order_replay(tmp_path):
@@ -178,6 +179,37 @@ def test_a_format_1_cassette_still_replays(tmp_path):
     assert "system" not in read_cassette(cassette)[0]["request"]
 
 
+def test_a_cassette_names_which_model_answered_and_how_and_replay_says_so(tmp_path):
+    cassette = tmp_path / "c.jsonl"
+    recorder = Recorder(ScriptedModel(["Hi!"]), cassette, source="SmolLM2-135M-Instruct (local mode, seed 0)")
+    recorder.complete("", [Message("user", "hello")])
+    recorder.finish()
+    header = json.loads(cassette.read_text(encoding="utf-8").splitlines()[0])
+    assert header["recorded_from"] == "SmolLM2-135M-Instruct (local mode, seed 0)"
+    player = Player(cassette)
+    assert player.source == "SmolLM2-135M-Instruct (local mode, seed 0)"
+    assert player.name == "SmolLM2-135M-Instruct (local mode, seed 0), replayed"
+
+
+def test_a_cassette_from_before_headers_named_the_model_says_the_model_of_its_first_request(tmp_path):
+    cassette = tmp_path / "c.jsonl"
+    request = request_body("claude-test", "", [Message("user", "hello")], [], 50)
+    answer = Response([Text("Hi!")], "end_turn").to_dict()
+    cassette.write_text('{"format": "teachagent.cassette/2"}\n'
+                        + json.dumps({"kind": "complete", "request": request, "response": answer}) + "\n", encoding="utf-8")
+    player = Player(cassette)
+    assert player.source == "claude-test" and player.complete("", [Message("user", "hello")], [], 50).text == "Hi!"
+
+
+def test_a_source_with_line_breaks_or_of_any_length_is_one_short_line(tmp_path):
+    cassette = tmp_path / "c.jsonl"
+    recorder = Recorder(ScriptedModel(["Hi!"]), cassette, source="a\nmodel " + "x" * 5000)
+    recorder.complete("", [Message("user", "hello")])
+    recorder.finish()
+    source = Player(cassette).source
+    assert "\n" not in source and source.startswith("a model x") and len(source) <= replay.SOURCE_WIDTH
+
+
 def test_a_cassette_from_a_newer_teachagent_is_refused(tmp_path):
     cassette = tmp_path / "new.jsonl"
     cassette.write_text('{"format": "teachagent.cassette/3"}\n', encoding="utf-8")
@@ -189,7 +221,8 @@ def test_a_cassette_from_a_newer_teachagent_is_refused(tmp_path):
 def test_a_recording_starts_with_the_current_format(tmp_path):
     cassette = tmp_path / "c.jsonl"
     record(cassette)
-    assert json.loads(cassette.read_text().splitlines()[0]) == {"format": "teachagent.cassette/2"}
+    header = json.loads(cassette.read_text().splitlines()[0])
+    assert header == {"format": "teachagent.cassette/2", "recorded_from": "scripted"}
 
 
 @pytest.mark.parametrize(
@@ -445,6 +478,96 @@ def test_a_model_that_cannot_count_gives_a_recorder_and_player_that_cannot(tmp_p
     assert getattr(Player(cassette), "count_tokens", None) is None
 
 
+# --- real_model_run: a real model's recorded run, in every mode -----------------------------
+
+SMALL = "SmolLM2-135M-Instruct (local mode, seed 0)"
+
+
+def doubled(model):
+    return Agent(model, [double], system="Use tools.").run("Double 21.")
+
+
+@pytest.fixture
+def nothing_open(monkeypatch):
+    """No recorder or player of select_model's is open in this process (as in an offline kernel)."""
+    monkeypatch.setattr(replay, "_open", {})
+    return replay._open
+
+
+def shipped(folder, source=SMALL):
+    """A lesson's recording at notebooks/cassettes/03_lesson.jsonl (a scripted model stands in for the small one)."""
+    cassette = folder / "cassettes" / "03_lesson.jsonl"
+    recorder = Recorder(ScriptedModel(doubler), cassette, source=source)
+    doubled(recorder)
+    recorder.finish()
+    return cassette
+
+
+def test_real_model_run_plays_the_recording_and_says_whose_it_is(tmp_path, nothing_open, capsys):
+    cassette = shipped(tmp_path)
+    run = replay.real_model_run(doubled, cassette)
+    assert run.answer == "It is 42." and run.model == f"{SMALL}, replayed"
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line == f"a real model's run, {SMALL}, played from {cassette}: {describe(run)}"
+
+
+def test_real_model_run_of_a_missing_recording_is_one_line_with_the_command(tmp_path, nothing_open, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert replay.real_model_run(doubled, "cassettes/03_lesson.jsonl") is None
+    assert capsys.readouterr().out == (
+        "no recording of a real model at cassettes/03_lesson.jsonl yet; record it with: "
+        "TEACHAGENT_LOCAL_SEED=0 python -m teachagent notebook record 03_lesson.ipynb --mode local\n")
+
+
+def test_real_model_run_of_a_recording_without_this_task_is_one_line_with_the_command(tmp_path, nothing_open, capsys,
+                                                                                     monkeypatch):
+    monkeypatch.chdir(tmp_path.parent)
+    cassette = shipped(tmp_path)
+    other = replay.real_model_run(lambda m: Agent(m, [double], system="Use tools.").run("Double 5."), cassette)
+    assert other is None
+    assert capsys.readouterr().out == (
+        f"the recording at {cassette} does not hold this task (its prompts changed since it was recorded); record it "
+        f"again with: TEACHAGENT_LOCAL_SEED=0 python -m teachagent notebook record {tmp_path.name}/03_lesson.ipynb "
+        "--mode local\n")
+    cassette.write_text("not a cassette", encoding="utf-8")
+    assert replay.real_model_run(doubled, cassette) is None
+    said = capsys.readouterr().out
+    assert said.startswith(f"the recording at {cassette} cannot be played (") and said.count("\n") == 1
+
+
+def test_in_record_mode_real_model_run_runs_on_the_recorder_so_the_new_recording_holds_it(tmp_path, nothing_open,
+                                                                                          capsys):
+    stale = shipped(tmp_path, source="an old model")  # what the lesson shipped: stale, or it could be missing
+    new = tmp_path / "new.jsonl"
+    recorder = replay.cassette_model("record", new, ScriptedModel(doubler), SMALL)
+    run = replay.real_model_run(doubled, stale)
+    assert run.model == "scripted" and capsys.readouterr().out.startswith(f"a real model's run, {SMALL}, recorded now into")
+    recorder.finish()
+    nothing_open.clear()
+    again = replay.real_model_run(doubled, new)
+    assert steps(again) == steps(run) and capsys.readouterr().out.startswith(f"a real model's run, {SMALL}, played from")
+
+
+def test_in_replay_mode_real_model_run_plays_the_cassette_being_replayed(tmp_path, nothing_open, capsys):
+    replayed_now = shipped(tmp_path / "scratch")
+    replay.cassette_model("replay", replayed_now)
+    run = replay.real_model_run(doubled, tmp_path / "cassettes" / "03_lesson.jsonl")  # not there: the replayed one plays
+    assert run.answer == "It is 42." and f"played from {replayed_now.resolve()}" in capsys.readouterr().out
+
+
+def test_real_model_run_lets_a_failing_live_model_fail_the_recording(tmp_path, nothing_open):
+    def broken(system, messages, tools=(), max_tokens=1024):
+        raise ConnectionError("the server went away")
+
+    recorder = replay.cassette_model("record", tmp_path / "new.jsonl", ScriptedModel(doubler), SMALL)
+    recorder.model.complete = broken
+    with pytest.raises(AgentError, match="the server went away"):
+        replay.real_model_run(doubled, tmp_path / "cassettes" / "03_lesson.jsonl")
+    assert recorder.failed == 1
+    with pytest.raises(CassetteError, match="1 of 1 calls failed"):
+        recorder.finish()
+
+
 # --- notebooks ------------------------------------------------------------------------------
 
 DOUBLE_CELL = ("from teachagent import Agent, select_model, tool\n\n@tool\ndef double(n: int) -> str:\n"
@@ -625,5 +748,5 @@ def test_lesson_5_runs_live_through_the_sdk_then_replays_offline_identically(tmp
             cells.append("\n".join(line for line in shown.splitlines() if not line.startswith("[teachagent]")) + "".join(rich))
         return cells
 
-    assert [t.replace(" (replayed)", "") for t in texts(again)] == texts(recorded)
+    assert [t.replace(" (live mode, the Anthropic API), replayed", "") for t in texts(again)] == texts(recorded)
     assert any("0.119" in t and "0.126" in t for t in texts(again))

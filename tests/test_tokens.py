@@ -144,11 +144,12 @@ def test_growing_conversation_encodes_only_new_text(spy):
 
 
 def test_the_count_cache_is_bounded_by_the_text_it_holds(monkeypatch, spy):
-    monkeypatch.setattr(tokens, "CACHE_CHARS", 10_000)
+    monkeypatch.setattr(tokens._counts, "chars", 10_000)
     for i in range(50):  # 50 texts of 1,000 characters: five times what the cache may hold
         assert count_tokens(f"{i:04d}" + "a" * 996) > 0
-    assert sum(map(len, tokens._counts)) <= 10_000 and tokens._cached_chars == sum(map(len, tokens._counts))
-    assert len(tokens._counts) == 10  # the newest ten are kept
+    kept = tokens._counts.keys()
+    assert sum(map(len, kept)) <= 10_000 and tokens._counts.held_chars == sum(map(len, kept))
+    assert len(kept) == 10  # the newest ten are kept
     spy.encoded.clear()
     count_tokens("0049" + "a" * 996)  # recent: cached
     count_tokens("0000" + "a" * 996)  # forgotten: encoded again
@@ -156,11 +157,11 @@ def test_the_count_cache_is_bounded_by_the_text_it_holds(monkeypatch, spy):
 
 
 def test_a_text_too_large_to_cache_is_counted_but_not_kept(monkeypatch, spy):
-    monkeypatch.setattr(tokens, "CACHE_CHARS", 8_000)
+    monkeypatch.setattr(tokens._counts, "chars", 8_000)
     count_tokens("small")
     huge = " word" * 2_000  # 10,000 characters: more than the whole cache
     assert count_tokens(huge) == count_tokens(huge) == 2_000
-    assert spy.encoded == ["small", huge, huge] and list(tokens._counts) == ["small"]
+    assert spy.encoded == ["small", huge, huge] and tokens._counts.keys() == ["small"]
 
 
 @given(st.lists(st.text(max_size=300), max_size=60))
@@ -168,10 +169,10 @@ def test_a_text_too_large_to_cache_is_counted_but_not_kept(monkeypatch, spy):
 def test_the_cache_stays_within_both_bounds_and_counts_stay_right(texts):
     import unittest.mock
 
-    with unittest.mock.patch.object(tokens, "CACHE_CHARS", 2_000), unittest.mock.patch.object(tokens, "CACHE_ENTRIES", 8):
+    with unittest.mock.patch.object(tokens._counts, "chars", 2_000), unittest.mock.patch.object(tokens._counts, "entries", 8):
         count_tokens.cache_clear()
         for text in texts:
             assert count_tokens(text) == len(tokens.encoding().encode(text, disallowed_special=()))
-            assert len(tokens._counts) <= 8 and tokens._cached_chars <= 2_000
-            assert tokens._cached_chars == sum(map(len, tokens._counts))
+            assert len(tokens._counts) <= 8 and tokens._counts.held_chars <= 2_000
+            assert tokens._counts.held_chars == sum(map(len, tokens._counts.keys()))
     count_tokens.cache_clear()

@@ -16,7 +16,12 @@ message wherever it is typed.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
+
+# The largest values the settings take: past these a number is a typo, not a setting.
+A_DAY = 24 * 3600  # seconds: the longest timeout any call, tool or file lock may be given
+MOST_TOKENS = 10**12  # more tokens than any run reads or any price tier starts at
 
 
 class CourseError(Exception):
@@ -24,6 +29,21 @@ class CourseError(Exception):
 
     def _render_traceback_(self) -> list[str]:
         return [f"{type(self).__name__}: {self}"]
+
+
+class RaisedFrom(Exception):
+    """An error raised from another (`raise ... from cause`): one line in Jupyter when the cause was a
+    learner's (a CourseError), and the whole traceback when it was anything else, which is a bug.
+
+    For a bug the hook must not exist: IPython asks `hasattr`, and an error raised inside
+    the hook itself would hide the very traceback that is needed.
+    """
+
+    @property
+    def _render_traceback_(self) -> Callable[[], list[str]]:
+        if not isinstance(self.__cause__, CourseError):
+            raise AttributeError("_render_traceback_")  # hasattr() is False: IPython's usual traceback
+        return lambda: [f"{type(self).__name__}: {self}"]
 
 
 class SettingError(CourseError, ValueError):

@@ -36,6 +36,7 @@ from .schema import load_jsonschema
 MAX_BYTES = 16_000_000
 MAX_DEPTH = 100  # brackets inside brackets; a course file needs about 15, json.loads would crash near 1,000
 MAX_DIGITS = 300  # a whole number longer than this is no count of anything (a float stops near 1e308)
+MAX_INPUT_DEPTH = 64  # brackets in one tool input: a saved run or a cassette holds at most MAX_DEPTH in all
 
 # A string ends at its closing quote or, unclosed, at the end of the text: either way the scan moves past it
 # once, so counting brackets takes time linear in the text however its quotes and backslashes fall.
@@ -294,3 +295,68 @@ def write_whole(target: Path, data: bytes) -> None:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
+
+
+def save_document(path: str | Path, text: str, what: str, holds_one: Any) -> Path:
+    """Write the document `text` (made by `dumps`) to `path` whole, or not at all; returns the file written.
+
+    `writable` says first whether `path` may be replaced (never a folder, nor a file that is
+    not already `what`, checked by `holds_one`). A lone surrogate, which UTF-8 cannot hold,
+    is written as the JSON escape \\udxxx that reads back the same.
+    """
+    target = writable(path, what, holds_one)
+    write_whole(target, text.encode("utf-8", "backslashreplace"))
+    return target
+
+
+def read_document(text: str | bytes | bytearray, schema: str, what: str, reads_a_file: str) -> Any:
+    """The document in `text` (a str, or bytes that must be UTF-8), checked against `schema`.
+
+    Anything else is a `FormatError` that starts "not <what>:" and says where the problem
+    is; something that is not text at all is told of `reads_a_file`, the call that reads one.
+    """
+    try:
+        if isinstance(text, (bytes, bytearray)):
+            data = bytes(text)
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as error:
+                line = data.count(b"\n", 0, error.start) + 1
+                raise FormatError(f"it is not UTF-8 text (line {line})") from None
+        if not isinstance(text, str):
+            raise FormatError(f"{what} is text (or UTF-8 bytes), not {type(text).__name__}; {reads_a_file} reads one from a file")
+        return parse(text, schema)
+    except FormatError as error:
+        raise FormatError(f"not {what}: {error}") from None
+
+
+def unstorable(value: Any) -> str | None:
+    """What in a tool's input JSON or a saved run or cassette cannot hold, or None; one pass, no recursion.
+
+    A model may write anything into a call's input. What the loop accepts must also be
+    countable, sent back and saved, so NaN, the infinities, numbers of over MAX_DIGITS
+    digits and nesting deeper than MAX_INPUT_DEPTH are named here before anything is kept.
+    """
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict) or isinstance(item, list):
+            if depth > MAX_INPUT_DEPTH:
+                return f"it is nested more than {MAX_INPUT_DEPTH} levels deep"
+            if isinstance(item, dict):
+                if not all(isinstance(key, str) for key in item):
+                    return "a key is not a string"
+                pending.extend((child, depth + 1) for child in item.values())
+            else:
+                pending.extend((child, depth + 1) for child in item)
+        elif isinstance(item, bool) or item is None or isinstance(item, str):
+            continue
+        elif isinstance(item, int):
+            if abs(item) >= 10**MAX_DIGITS:
+                return f"it holds a number of over {MAX_DIGITS} digits"
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return f"it holds {item!r}, which JSON cannot"
+        else:
+            return f"it holds a {type(item).__name__}, which is not JSON"
+    return None

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
 import gc
 import importlib.util
 import json
@@ -33,14 +32,13 @@ import os
 import re
 import threading
 import time
-import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..agent import unstorable
 from ..base.errors import CourseError, check_number
+from ..base.formats import unstorable
 from ..messages import MAX_TOKENS, Block, Message, Response, Text, ToolCall, ToolResult
 from ..openai_compatible import OpenAICompatible, shown_server, to_response
 
@@ -135,14 +133,19 @@ class LocalServer:
                 if time.monotonic() >= deadline:
                     break
                 time.sleep(0.1)
+        import ctypes
+
         _kept.append(server)
         ctypes.pythonapi.Py_IncRef(ctypes.py_object(server))  # not even the interpreter's shutdown frees it
         return False
 
     def busy(self, timeout: float = 1.0) -> bool:
         """Whether any of the server's slots is writing a reply (a server too busy to say in time counts as busy)."""
+        import urllib.request  # here, not at the top: `import teachagent` need not pay for it
+
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # 127.0.0.1 itself, whatever proxy is set
         try:
-            with DIRECT.open(f"{self.base_url}/slots", timeout=timeout) as reply:
+            with direct.open(f"{self.base_url}/slots", timeout=timeout) as reply:
                 slots = json.loads(reply.read(1_000_000))
         except (OSError, ValueError):
             return True
@@ -150,7 +153,6 @@ class LocalServer:
                                                   for s in slots)
 
 
-DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # 127.0.0.1 itself, whatever proxy is set
 _kept: list[Any] = []  # servers that were still busy when stopped: they run on, and end with the process
 
 
@@ -232,6 +234,8 @@ def end_without_destructors() -> None:
     destructors, and calls `_exit` with the process's exit status: by then Python has run
     every atexit handler and flushed every stream, so nothing is lost. Elsewhere, nothing to do.
     """
+    import ctypes
+
     try:
         libc = ctypes.CDLL(None)
         libc.on_exit(ctypes.cast(libc._exit, ctypes.c_void_p), None)
@@ -281,13 +285,13 @@ class GrammarModel(OpenAICompatible):
         self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
     ) -> dict[str, Any]:
         cap = max_tokens if self.reply_tokens is None else min(max_tokens, self.reply_tokens)
-        return grammar_request(self.model, system, messages, tools, cap)
+        return json_tools_request(self.model, system, messages, tools, cap)
 
     def response(self, reply: Any) -> Response:
         return to_response(reply, grammar_step, self.model)
 
 
-def grammar_request(
+def json_tools_request(
     model: str, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
 ) -> dict[str, Any]:
     """One request for a model without tool calling: tools in the prompt, the reply held to a JSON schema."""

@@ -3,12 +3,15 @@
 Every notebook, from notebooks/01_bare_chat.ipynb on, and `python -m teachagent` get
 their model from `select_model`, which reads the mode from `TEACHAGENT_MODE` unless
 told otherwise: `offline` (a scripted model), `local` (a small real model in this
-process), `live` (Claude, or any OpenAI-compatible server), `record` (the live model,
+process), `live` (Claude, or any OpenAI-compatible server), `record` (a real model,
 every exchange saved to a cassette) or `replay` (answers read back from a cassette).
 
 The live model is Claude (`ANTHROPIC_API_KEY`) unless `TEACHAGENT_BASE_URL` names an
 OpenAI-compatible server (Ollama, LM Studio, llama.cpp, vLLM, OpenAI); `TEACHAGENT_MODEL`
 then names the model it should run, and `OPENAI_API_KEY` is sent if the server wants one.
+The terminal demo passes its `--base-url` and `--model` to `select_model` as arguments.
+Record mode records the live model, or the local one when `TEACHAGENT_RECORD_FROM=local`
+(`python -m teachagent notebook record NOTEBOOK --mode local` sets it for the kernel).
 
 The cassette is `TEACHAGENT_CASSETTE`, or else the running notebook's own,
 notebooks/cassettes/<notebook>.jsonl (Jupyter names the notebook in `JPY_SESSION_NAME`).
@@ -21,22 +24,16 @@ command replaces the cassette once the whole notebook has run.
 
 from __future__ import annotations
 
-import atexit
 import os
-import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 from ..base.display import shorten
 from ..base.errors import SettingError
 from ..models import Model, ScriptedModel
 
-if TYPE_CHECKING:  # for the annotations only: replay is imported where it is used
-    from .replay import Player, Recorder
-
 MODES = ("offline", "local", "live", "record", "replay")
-
-_open: dict[Path, Recorder | Player] = {}  # one recorder or player per cassette per process, shared by every select_model
+RECORD_FROM = ("live", "local")  # what record mode records: the live model (Claude or a server), or the local one
 
 
 def default_cassette(notebook: str | Path) -> Path:
@@ -54,48 +51,24 @@ def cassette_path(mode: str, given: str | Path | None = None) -> Path:
     return Path(path)
 
 
-def cassette_model(mode: str, path: str | Path, live: Model | None = None) -> Recorder | Player:
-    """The recorder (of `live`) or the player for `path` in this process, made on first use."""
-    from .replay import Player, Recorder
-
-    key = Path(path).resolve()
-    if mode == "record":
-        recorder = _open.get(key)
-        if not isinstance(recorder, Recorder) or recorder.finished:
-            if live is None:
-                raise SettingError("record mode needs the live model to record, e.g. Claude()")
-            draft = os.environ.get("TEACHAGENT_DRAFT")  # set by `notebook record`, which promotes the draft itself
-            recorder = Recorder(live, key, draft)
-            _open[key] = recorder
-            if not draft:
-                atexit.register(_finish_at_exit, recorder)
-    elif not isinstance(_open.get(key), Player):
-        _open[key] = Player(key)
-    return _open[key]
+def _setting(given: str | None, name: str) -> str:
+    """A value the caller gave (the CLI's option), or else the environment's setting; blank is unset."""
+    return (given if given is not None else os.environ.get(name, "")).strip()
 
 
-def _finish_at_exit(recorder: Recorder) -> None:
-    """Keep a whole interactive recording as the cassette; a failed call leaves the old one."""
-    from .replay import CassetteError
+def live_model(base_url: str | None = None, model_name: str | None = None) -> tuple[Model, str, bool]:
+    """The live model, where its answers come from (in words), and whether it is Claude, which bills.
 
-    if recorder.finished:
-        return
-    try:
-        recorder.finish()
-    except CassetteError as error:
-        if recorder.failed:  # nothing to say when nothing was recorded
-            print(f"teachagent: {error}", file=sys.__stderr__)
-
-
-def live_model() -> tuple[Model, str, bool]:
-    """The live model the settings name, where its answers come from (in words), and whether it is Claude, which bills."""
-    base_url = os.environ.get("TEACHAGENT_BASE_URL", "").strip()
+    `base_url` and `model_name` are an OpenAI-compatible server and its model; not given,
+    they are TEACHAGENT_BASE_URL and TEACHAGENT_MODEL. No server: Claude.
+    """
+    base_url = _setting(base_url, "TEACHAGENT_BASE_URL")
     if not base_url:
         from ..claude import Claude
 
         claude = Claude()  # a missing key stops here, before any call
         return claude, f"{claude.name} through the Anthropic API", True
-    name = os.environ.get("TEACHAGENT_MODEL", "").strip()
+    name = _setting(model_name, "TEACHAGENT_MODEL")
     if not name:
         raise SettingError("TEACHAGENT_BASE_URL names a server; set TEACHAGENT_MODEL to the model it should run "
                            "(e.g. llama3.2 for Ollama), or unset TEACHAGENT_BASE_URL for Claude")
@@ -105,19 +78,61 @@ def live_model() -> tuple[Model, str, bool]:
     return model, f"{model.name}, an OpenAI-compatible server", False
 
 
+def record_from(given: str | None = None) -> str:
+    """What record mode records: `given`, else TEACHAGENT_RECORD_FROM, else the live model."""
+    chosen = _setting(given, "TEACHAGENT_RECORD_FROM").lower() or "live"
+    if chosen not in RECORD_FROM:
+        raise SettingError(f"record mode records from {' or '.join(RECORD_FROM)}, not {shorten(repr(chosen), 60)}; "
+                           "set TEACHAGENT_RECORD_FROM to one of them")
+    return chosen
+
+
+def check_recordable_from(source: str | None, base_url: str | None = None, model_name: str | None = None) -> None:
+    """Stop now, before any cell runs, if the model to record cannot be had: no key, no model name, no local install."""
+    if record_from(source) == "local":
+        from .local import check_installed
+
+        check_installed()
+    else:
+        live_model(base_url, model_name)  # makes the adapter only: no call, no server started
+
+
+def recorded_model(source: str | None, base_url: str | None = None,
+                   model_name: str | None = None) -> tuple[Model, str, str, bool]:
+    """The model record mode records, where its answers come from, how the cassette names it, and whether it bills.
+
+    The cassette's name for it says which model answered and how, never where a server is:
+    "SmolLM2-135M-Instruct (local mode, seed 0)", "llama3.2 (live mode, an OpenAI-compatible server)".
+    """
+    if record_from(source) == "local":
+        from .local import MODEL, default_seed, local_model
+
+        seed = default_seed()
+        named = f"{MODEL} (local mode, {'unseeded' if seed is None else f'seed {seed}'})"
+        return local_model(), f"{named}, in this process on the CPU", named, False
+    model, where, billed = live_model(base_url, model_name)
+    from ..openai_compatible import OpenAICompatible
+
+    if isinstance(model, OpenAICompatible):
+        return model, where, f"{shorten(model.model, 100)} (live mode, an OpenAI-compatible server)", billed
+    return model, where, f"{model.name} (live mode, the Anthropic API)", billed
+
+
 def select_model(script: Any = None, mode: str | None = None, quiet: bool = False, cassette: str | Path | None = None,
-                 file: TextIO | None = None) -> Model:
+                 file: TextIO | None = None, *, base_url: str | None = None, model_name: str | None = None,
+                 source: str | None = None) -> Model:
     """The model a lesson should use, chosen by `mode` or else `TEACHAGENT_MODE`.
 
     - `offline` (the default): a `ScriptedModel` playing `script` (a list of steps or a
       policy function); no key, no network.
     - `local`: SmolLM2-135M-Instruct on a llama.cpp server this process starts on
       127.0.0.1 (teachagent/course/local.py); no key, no network, a weak real model.
-    - `live`: `Claude()`, which needs `ANTHROPIC_API_KEY`; or, with `TEACHAGENT_BASE_URL`
-      and `TEACHAGENT_MODEL`, `OpenAICompatible` for that server.
-    - `record`: the live model, every exchange recorded for the cassette (`cassette`, or
-      see the module's docstring).
-    - `replay`: answers read back from that cassette; no key, no network.
+    - `live`: `Claude()`, which needs `ANTHROPIC_API_KEY`; or, with `base_url` and
+      `model_name` (else TEACHAGENT_BASE_URL and TEACHAGENT_MODEL), `OpenAICompatible` for that server.
+    - `record`: the live model, or the local one if `source` (else TEACHAGENT_RECORD_FROM)
+      is "local", every exchange recorded for the cassette (`cassette`, or see the module's docstring).
+    - `replay`: answers read back from that cassette; no key, no network. The banner says
+      which model's recording it is.
 
     Prints one line saying which it chose, so a scripted run can never pass for a real one.
     It goes to `file`, or else to standard output: a notebook shows it under the cell
@@ -130,20 +145,21 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
 
     model: Model
     if chosen in ("record", "replay"):
+        from .replay import Player, cassette_model, check_recordable
+
         path = cassette_path(chosen, cassette)
         if chosen == "record":
-            live, where, billed = live_model()
-            model = cassette_model(chosen, path, live)
+            check_recordable(path)  # before a model is made: the local one starts a server
+            live, where, named, billed = recorded_model(record_from(source), base_url, model_name)
+            model = cassette_model(chosen, path, live, named)
             banner = (f"record mode: {where}, every call {'billed and ' if billed else ''}recorded; "
                       f"the recording replaces {path} when this kernel or program ends, if no call failed.")
         else:
-            from .replay import Player
-
             model = cassette_model(chosen, path)
             assert isinstance(model, Player)  # replay mode always gives a player
-            banner = f"replay mode: answers recorded from {model.recorded}, read back from {path}; no API calls."
+            banner = f"replay mode: a recording of {model.source}, read back from {path}; no API calls."
     elif chosen == "live":
-        model, where, billed = live_model()
+        model, where, billed = live_model(base_url, model_name)
         banner = f"live mode: {where}; " + ("every call is billed to your key." if billed else
                                             "a server on your machine costs nothing, a hosted one bills its key.")
     elif chosen == "local":

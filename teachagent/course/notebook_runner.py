@@ -1,9 +1,11 @@
 """Run a whole notebook to record or replay its calls (course machinery; README.md, "For instructors").
 
-`python -m teachagent notebook record|replay NOTEBOOK` comes here. Recording never
-destroys: the notebook's kernel records into a draft beside the cassette (it learns
-where from `TEACHAGENT_DRAFT`), and the draft replaces the cassette only once every cell
-has run. If a cell fails, the old cassette stays as it was and the draft is deleted.
+`python -m teachagent notebook record|replay NOTEBOOK` comes here. A recording is made
+from whichever model `--mode` names: the live one (Claude, or the OpenAI-compatible server
+of `--base-url` and `--model`) or the local one. Recording never destroys: the
+notebook's kernel records into a draft beside the cassette (it learns where from
+`TEACHAGENT_DRAFT`), and the draft replaces the cassette only once every cell has run.
+If a cell fails, the old cassette stays as it was and the draft is deleted.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 
 from ..base.errors import CourseError
 from ..base.formats import FormatError, read_text
-from .modes import default_cassette
+from .modes import check_recordable_from, default_cassette, record_from
 from .replay import CassetteError, check_recordable, new_draft, promote, read_cassette
 
 CELL_TIMEOUT = 600  # seconds one cell may run: a whole research run against Claude fits easily
@@ -30,13 +32,17 @@ def one_line(text: str) -> str:
     return " ".join(ANSI.sub("", text).split())
 
 
-def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = None, progress=print):
+def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = None, progress=print,
+                 source: str | None = None, base_url: str | None = None, model_name: str | None = None):
     """Execute a whole notebook in `mode` ("record" or "replay") and return it with its outputs.
 
     The kernel inherits TEACHAGENT_MODE, TEACHAGENT_CASSETTE and, when recording,
-    TEACHAGENT_DRAFT from here, so every `select_model` in the notebook records to, or
+    TEACHAGENT_DRAFT and TEACHAGENT_RECORD_FROM (`source`: "live" or "local", else the setting; with
+    TEACHAGENT_BASE_URL and TEACHAGENT_MODEL when `base_url` and `model_name` are given)
+    from here, so every `select_model` in the notebook records the same model to, or
     replays from, the same cassette. Whatever can be checked is checked before any cell
-    runs: the cassette (to replay), the path and the API key (to record).
+    runs: the cassette (to replay), the path and the model to record (a key, a model
+    name, the local install).
     """
     from nbclient import NotebookClient
     from nbclient.exceptions import CellControlSignal, CellExecutionError, DeadKernelError
@@ -47,14 +53,18 @@ def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = 
     cassette = Path(cassette or default_cassette(notebook)).resolve()
     nb = read_notebook(notebook)
     draft = None
+    settings: dict[str, str | None] = {"TEACHAGENT_MODE": mode, "TEACHAGENT_CASSETTE": str(cassette)}
     if mode == "record":
-        from ..claude import Claude
-
         check_recordable(cassette)
-        Claude()  # a missing key stops here, not in the middle of the notebook
+        check_recordable_from(source, base_url, model_name)  # e.g. a missing key stops here, not in the notebook
+        settings["TEACHAGENT_RECORD_FROM"] = record_from(source)
+        settings.update({name: value for name, value in (("TEACHAGENT_BASE_URL", base_url),
+                                                          ("TEACHAGENT_MODEL", model_name)) if value is not None})
         draft = new_draft(cassette)
+        settings["TEACHAGENT_DRAFT"] = str(draft)
     else:
         read_cassette(cassette)
+        settings["TEACHAGENT_DRAFT"] = None
     code_cells = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
     at = {"cell": 0}
 
@@ -66,8 +76,8 @@ def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = 
         if cell.cell_type == "code":
             progress(f"  cell {at['cell']}/{len(code_cells)} done")
 
-    saved = {name: os.environ.get(name) for name in ("TEACHAGENT_MODE", "TEACHAGENT_CASSETTE", "TEACHAGENT_DRAFT")}
-    _set_environment(TEACHAGENT_MODE=mode, TEACHAGENT_CASSETTE=str(cassette), TEACHAGENT_DRAFT=str(draft) if draft else None)
+    saved = {name: os.environ.get(name) for name in settings}
+    _set_environment(**settings)
     try:
         progress(f"{mode}ing {notebook} ({len(code_cells)} code cells) with the cassette {cassette}")
         client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",

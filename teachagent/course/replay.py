@@ -1,9 +1,15 @@
 """Record a live run once, replay it anywhere (the instructor's guide in README.md).
 
 A workshop has one API key and thirty learners. The instructor runs a notebook once in
-`record` mode: every exchange with Claude (our request, Claude's response and its usage)
-is written to a cassette, a plain JSON-lines file. In class, `replay` mode answers each
-request from the cassette, with no key and no network.
+`record` mode: every exchange with the live model (our request, its response and its
+usage) is written to a cassette, a plain JSON-lines file. The model can be Claude, any
+OpenAI-compatible server or the small local model: the cassette's first line says which
+answered and how (`SmolLM2-135M-Instruct (local mode, seed 0)`), and every request is
+written in the one shape the message types own (`messages.request_body`). In class,
+`replay` mode answers each request from the cassette, with no key and no network.
+
+`real_model_run` plays a lesson's shipped recording of the small local model in every
+mode, so each learner sees what a real model did with the lesson's task.
 
 Replay finds an answer by the request's content, not by its position: re-running a
 cell, running cells out of order or restarting the kernel asks the same requests again
@@ -18,23 +24,31 @@ and received: never the API key, never HTTP headers.
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import json
 import os
+import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from ..base.display import shorten
-from ..base.errors import CourseError
+from ..agent import AgentError
+from ..base.display import one_line, shorten
+from ..base.errors import CourseError, SettingError
 from ..base.formats import FormatError, dumps, parse, read_text, validator
-from ..claude import request_body
-from ..messages import MAX_TOKENS, Message, Response, Usage
+from ..messages import MAX_TOKENS, Message, Response, Usage, request_body
 from ..models import Model, TokenCounter
+from ..trace import Run
+from .reference import describe
 
 FORMAT = "teachagent.cassette/2"
 READABLE = ("teachagent.cassette/1", FORMAT)  # /1 always held "system" and "tools", even empty
+
+SOURCE_WIDTH = 200  # characters of the header's "recorded_from": a model's name and how it ran, never a credential
+RECORDING_SEED = 0  # TEACHAGENT_LOCAL_SEED of the lessons' shipped recordings (notebooks/cassettes/)
+Result = TypeVar("Result", Run, Response)
 
 _drafts = itertools.count(1)  # numbers this process's drafts, so two recorders never share one
 _writing = threading.Lock()  # one line at a time, whichever thread or recorder writes it
@@ -57,16 +71,16 @@ def _key(request: dict[str, Any], *leave_out: str) -> str:
     return json.dumps(kept, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _format_of(first_line: str) -> str | None:
-    """The cassette format a file's first line declares, or None if it is no cassette header."""
-    if len(first_line) > 200:  # a header is one short object; this also keeps json.loads from deep recursion
+def _header(first_line: str) -> dict[str, Any] | None:
+    """A cassette's first line read as its header, or None if it is no cassette header."""
+    if len(first_line) > 1000:  # a header is one short object; this also keeps json.loads from deep recursion
         return None
     try:
         header = json.loads(first_line)
     except json.JSONDecodeError:
         return None
     found = header.get("format") if isinstance(header, dict) else None
-    return found if isinstance(found, str) and found.startswith("teachagent.cassette/") else None
+    return header if isinstance(found, str) and found.startswith("teachagent.cassette/") else None
 
 
 def check_recordable(path: Path) -> None:
@@ -79,7 +93,7 @@ def check_recordable(path: Path) -> None:
         raise CassetteError(f"{path} is not a regular file, so it was left alone; name a .jsonl file to record to")
     try:
         with open(path, encoding="utf-8") as file:
-            recordable = _format_of(file.readline(10_000)) is not None
+            recordable = _header(file.readline(10_000)) is not None
     except (OSError, UnicodeDecodeError):
         recordable = False
     if not recordable:
@@ -120,12 +134,15 @@ class Recorder:
     The draft becomes the cassette only through `finish()`, which requires at least one
     call and none failed; until then the old cassette is untouched. Each exchange is one
     line, flushed at once, so a crash loses at most the call in flight. If `model` can
-    count tokens, so can the recorder, and those counts are recorded too.
+    count tokens, so can the recorder, and those counts are recorded too. `source` says
+    which model answers and how, e.g. "SmolLM2-135M-Instruct (local mode, seed 0)"
+    (the model's name if not given); the header keeps it for the replay banner.
     """
 
-    def __init__(self, model: Model, path: str | Path, draft: str | Path | None = None) -> None:
+    def __init__(self, model: Model, path: str | Path, draft: str | Path | None = None, source: str | None = None) -> None:
         self.model, self.path = model, Path(path)
         self.name = model.name
+        self.source = shorten(one_line(source or model.name), SOURCE_WIDTH)
         check_recordable(self.path)
         if draft and not _fresh_draft(Path(draft)):  # TEACHAGENT_DRAFT must name what `new_draft` made, nothing else
             raise CassetteError(f"the draft {str(draft)!r} is not a new, empty .draft file, so it was left alone; "
@@ -134,7 +151,7 @@ class Recorder:
         self.finished = False
         try:
             self.draft = Path(draft) if draft else new_draft(self.path)
-            self._write(json.dumps({"format": FORMAT}), mode="w")
+            self._write(json.dumps({"format": FORMAT, "recorded_from": self.source}, ensure_ascii=False), mode="w")
         except (OSError, ValueError) as error:  # a folder in the way, no permission, a NUL in the path
             raise CassetteError(f"cannot record to {str(self.path)!r}: {getattr(error, 'strerror', None) or error}") from None
         validator("cassette")  # built now: a kernel shutting down has no seconds to spare for importing jsonschema
@@ -206,10 +223,14 @@ def read_cassette(path: str | Path) -> list[dict[str, Any]]:
     A record is {"kind": "complete", "request", "response"} or
     {"kind": "count_tokens", "request", "input_tokens"}; /1 records are read into this shape.
     """
-    path = Path(path)
+    return _read(Path(path))[1]
+
+
+def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A cassette's header and its records, or a `CassetteError` saying why it cannot be read."""
     if not os.path.lexists(path):
         raise CassetteError(f"there is no cassette at {str(path)!r}; ask the instructor for it, "
-                            "or record one with a key (TEACHAGENT_MODE=record)")
+                            "or record one (python -m teachagent notebook record NOTEBOOK --mode local|live)")
     try:
         # one record a line, split at "\n" alone: str.splitlines() would also split inside a
         # string holding U+2028, U+2029 or U+0085, which older recordings wrote unescaped
@@ -218,15 +239,17 @@ def read_cassette(path: str | Path) -> list[dict[str, Any]]:
         raise CassetteError(str(error)) from None
     if lines[-1] == "":
         lines.pop()
-    found = _format_of(lines[0])
-    if found is None:
+    header = _header(lines[0])
+    if header is None:
         raise CassetteError(f"{str(path)!r} is not a cassette: its first line should be {json.dumps({'format': FORMAT})}")
+    found = header["format"]
     if found not in READABLE:
         raise CassetteError(
             f"{str(path)!r} was recorded by a newer teachagent (format {found!r}); upgrade teachagent or record again"
         )
     try:
-        return [_checked(parse(line, "cassette", line=number), found) for number, line in enumerate(lines[1:], start=2)]
+        return header, [_checked(parse(line, "cassette", line=number), found)
+                        for number, line in enumerate(lines[1:], start=2)]
     except FormatError as error:
         raise CassetteError(
             f"the cassette {str(path)!r} is damaged at {error}; "
@@ -249,14 +272,18 @@ class Player:
 
     The same request asked again gets its recorded answers in turn, and the last one
     again once they run out. If the recording counted tokens, the player can too.
+    `source` is which model answered and how, as the header says (a cassette from before
+    headers said it: the model named in its first request).
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        records = read_cassette(self.path)
+        header, records = _read(self.path)
         self.requests = [r["request"] for r in records if r["kind"] == "complete"]  # call n is requests[n - 1]
         self.recorded = self.requests[0]["model"] if self.requests else "nothing"  # the model that answered
-        self.name = f"{self.recorded} (replayed)"
+        given = header.get("recorded_from")
+        self.source = shorten(one_line(given), SOURCE_WIDTH) if isinstance(given, str) and given.strip() else self.recorded
+        self.name = f"{self.source}, replayed"
         self._answers: dict[str, list[dict[str, Any]]] = {}
         for record in records:
             if record["kind"] == "complete":
@@ -356,3 +383,101 @@ def first_difference(recorded: Any, asked: Any, where: str = "request") -> str |
             return f"{where} had {len(recorded)} items when recorded, now {len(asked)}"
         return None
     return None if recorded == asked else f"{where} was {_shown(recorded)} when recorded, now {_shown(asked)}"
+
+
+# --- one recorder or player per cassette in this process, and the shipped recording of a real model ---------
+
+_open: dict[Path, Recorder | Player] = {}  # shared by every select_model, and by real_model_run
+
+
+def cassette_model(mode: str, path: str | Path, live: Model | None = None, source: str | None = None) -> Recorder | Player:
+    """The recorder (of `live`, described by `source`) or the player for `path` in this process, made on first use.
+
+    An interactive recording (no TEACHAGENT_DRAFT) replaces the cassette when the process
+    exits, if it is whole; `notebook record` sets TEACHAGENT_DRAFT and promotes the draft itself.
+    """
+    key = Path(path).resolve()
+    if mode == "record":
+        recorder = _open.get(key)
+        if not isinstance(recorder, Recorder) or recorder.finished:
+            if live is None:
+                raise SettingError("record mode needs the live model to record, e.g. Claude()")
+            draft = os.environ.get("TEACHAGENT_DRAFT")
+            recorder = Recorder(live, key, draft, source)
+            _open[key] = recorder
+            if not draft:
+                atexit.register(_finish_at_exit, recorder)
+    elif not isinstance(_open.get(key), Player):
+        _open[key] = Player(key)
+    return _open[key]
+
+
+def _finish_at_exit(recorder: Recorder) -> None:
+    """Keep a whole interactive recording as the cassette; a failed call leaves the old one."""
+    if recorder.finished:
+        return
+    try:
+        recorder.finish()
+    except CassetteError as error:
+        if recorder.failed:  # nothing to say when nothing was recorded
+            print(f"teachagent: {error}", file=sys.__stderr__)
+
+
+def record_command(notebook: str | Path) -> str:
+    """The one command that records a lesson's shipped cassette: the local model, seeded, from this folder."""
+    notebook = Path(notebook)
+    relative = os.path.relpath(notebook.resolve())
+    shown = relative if not relative.startswith("..") else str(notebook.resolve())
+    return f"TEACHAGENT_LOCAL_SEED={RECORDING_SEED} python -m teachagent notebook record {shown} --mode local"
+
+
+def notebook_of(cassette: str | Path) -> Path:
+    """The notebook a cassette belongs to: notebooks/cassettes/NN_name.jsonl is notebooks/NN_name.ipynb's."""
+    cassette = Path(cassette)
+    folder = cassette.parent.parent if cassette.parent.name == "cassettes" else cassette.parent
+    return folder / f"{cassette.stem}.ipynb"
+
+
+def _in_use() -> Recorder | Player | None:
+    """What this process records to or replays from through select_model, if anything: the latest opened."""
+    recorders = [m for m in _open.values() if isinstance(m, Recorder) and not m.finished]
+    if recorders:
+        return recorders[-1]
+    players = [m for m in _open.values() if isinstance(m, Player)]
+    return players[-1] if players else None
+
+
+def real_model_run(run_on: Callable[[Model], Result], cassette: str | Path) -> Result | None:
+    """What a real model did with the same task: `run_on` played from a recording, in every mode.
+
+    `cassette` is the lesson's shipped recording of the small local model (seeded), relative
+    to the notebook, e.g. "cassettes/03_agent_loop.jsonl". Offline, local and live, `run_on`
+    runs on a player of it. In record mode it runs on the recorder, so this run is in the new
+    recording too (the old cassette may be stale or missing); in replay mode, on the player of
+    the cassette being replayed. Prints one line: which model's recording, and what the run did.
+    A cassette that is missing, or that does not hold this task, is one line saying so and the
+    command that records it, and the result is None.
+    """
+    path = Path(cassette)
+    command = record_command(notebook_of(path))
+    model = _in_use()
+    if model is None:
+        if not os.path.lexists(path):
+            print(f"no recording of a real model at {path} yet; record it with: {command}")
+            return None
+        try:
+            model = Player(path)
+        except CassetteError as error:
+            print(f"the recording at {path} cannot be played ({one_line(str(error))}); record it again with: {command}")
+            return None
+    try:
+        result = run_on(model)
+    except (CassetteError, AgentError) as error:
+        if not isinstance(error, CassetteError) and not isinstance(error.__cause__, CassetteError):
+            raise  # a live model failing while recording: the recording must fail too
+        print(f"the recording at {model.path} does not hold this task (its prompts changed since it was recorded); "
+              f"record it again with: {command}")
+        return None
+    where = f"recorded now into {model.path}" if isinstance(model, Recorder) else f"played from {model.path}"
+    print(f"a real model's run, {model.source}, {where}: {describe(result)}")
+    return result

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..messages import Message, Response
+from ..messages import Message, Response, Text, Usage
 from ..models import Model, ScriptedModel
-from ..tokens import context_tokens
+from ..tokens import context_tokens, count_tokens
 from . import Question, check, describe, expect, filled, whole
 
 GUEST = "Grace"  # the name the guest of exercise 1.2 gives
@@ -26,15 +26,22 @@ def _reply(text: str, max_tokens: int) -> Response:
     return _saying(text).complete("", [Message("user", "Hello!")], [], max_tokens)
 
 
+def _ended(text: str, stop_reason: str) -> Response:
+    """A reply `text` that ended for `stop_reason`, as a real model's may: not cut, yet not end_turn."""
+    return Response([Text(text)], stop_reason, Usage(5, count_tokens(text)), "scripted")
+
+
 def check_was_cut(was_cut: Callable[[Response], bool]) -> None:
     """1.1: `was_cut(response)` is True exactly when the reply ran into max_tokens."""
 
     def test() -> str:
-        replies = [  # the four replies the exercise names; the text alone misleads on each
+        replies = [  # the six replies the exercise names; the text alone misleads on each
             (_reply("Hello. Welcome to the hotel.", max_tokens=2), True),  # cut right after a full stop
             (_reply("Welcome aboard", max_tokens=200), False),  # whole, with no full stop
             (_reply("Good evening, and welcome to the Grand Hotel by the lake, where", max_tokens=200), False),  # long
             (_reply("Your room is on the third floor, next to the lift.", max_tokens=3), True),  # short, and cut
+            (_ended("I can't help with", "refusal"), False),  # refused: over, not cut
+            (_ended("Your room is 12", "stop_sequence"), False),  # stopped at a stop sequence we passed
         ]
         for response, wanted in replies:
             got = filled(was_cut(response), "was_cut(response)")
@@ -42,7 +49,7 @@ def check_was_cut(was_cut: Callable[[Response], bool]) -> None:
             expect(got is wanted, f"was_cut says {got} for the reply {response.text!r}, "
                                   f"whose stop_reason is {response.stop_reason!r}")
         shown = "; ".join(f"{r.text!r} ({r.stop_reason})" for r, _ in replies)
-        return f"right on all four replies, cut or whole whatever their text looks like: {shown}"
+        return f"right on all six replies, cut or not whatever their text looks like: {shown}"
 
     check("1.1", test)
 
@@ -97,7 +104,7 @@ def _chat(system: str, turns: list[str]) -> tuple[list[Message], list[int]]:
         history.append(Message("user", turn))
         reply = model.complete(system, history, [], 200)
         history.append(reply.to_message())
-        read.append(reply.usage.input_tokens)
+        read.append(reply.usage.total_input_tokens)
     return history, read
 
 
@@ -111,7 +118,7 @@ def check_tokens_read(tokens_read: Callable[[str, list[Message]], int]) -> None:
             history, read = _chat(system, turns[:n])
             got = whole(tokens_read(system, history), "tokens_read(system, history)")
             expect(got == sum(read), f"for a conversation of {n} turns you counted {got}; its {n} calls read "
-                                     f"{sum(read)} tokens in all (their usage.input_tokens), the last one alone "
+                                     f"{sum(read)} tokens in all (their usage.total_input_tokens), the last one alone "
                                      f"{context_tokens(system, history[:-1])}")
             shown.append(f"{sum(read)} tokens over {n} call{'s' * (n > 1)}")
         return f"your counts match what the calls read by their own usage: {', '.join(shown)}"
@@ -122,14 +129,15 @@ def check_tokens_read(tokens_read: Callable[[str, list[Message]], int]) -> None:
 QUIZ = {
     "1.1": Question(
         answer="b",
-        right="the server keeps nothing between calls; the history reaches the model only because we send it again",
-        wrong={"a": "no call carries a session: a call with only the new message (section 3) got no name back",
+        right="the Messages API keeps nothing between calls; the history reaches the model only because we send it again",
+        wrong={"a": "no Messages API call carries a session: a call with only the new message (section 3) got no name back",
                "c": "the weights never change during a conversation; what the model knows of it is what it is sent"}),
     "1.2": Question(
         answer="b",
         right="the reply ran into the cap and was cut, perhaps mid-sentence, whatever its text looks like",
         wrong={"a": "a finished reply stops with end_turn; max_tokens says the model was stopped, not that it was done",
-               "c": "an input too long for the model has its own stop reason, model_context_window_exceeded"}),
+               "c": "max_tokens caps what the model writes, not what it reads: a request too long for the window "
+                    "gets no reply at all, only an error (lesson 4)"}),
     "1.3": Question(
         answer="c",
         right="call k rereads all k − 1 earlier turns, so the total grows faster than the number of turns",

@@ -177,4 +177,9 @@ QUIZ = {
         right="the spec (name, description, schema) travels in the tools parameter of every request",
         wrong={"b": "the bill counts tokens; the specs are simply tokens sent with every request",
                "c": "the model never sees the procedure: only its name, description and schema"}),
+    "2.4": Question(
+        answer="b",
+        right="a no is one more error result: the model reads that the call was not approved and decides what to do next",
+        wrong={"a": "nothing raises: like a bad input, a refusal becomes a ToolResult with is_error=True (section 8)",
+               "c": "the schema says the input is well formed; only the person's yes lets an ask_first tool run"}),
 }

@@ -122,7 +122,9 @@ def check_recovery(script: list, read_file: Tool, system: str, task: str) -> Non
 QUIZ = {
     "3.1": Question(
         answer="a",
-        right="the loop ends at the first final answer (v_k ∈ F), or when the K_max steps are used up",
+        right="the loop ends at the first final answer (v_k ∈ F), at a stop reason that leaves no answer "
+              "(max_tokens, refusal, a reply cut at the context window), or when a budget runs out: "
+              "the K_max steps, or the agent's tokens or dollars",
         wrong={"b": "an error result is data: it goes back to the model, which can try again (exercise 3.3)",
                "c": "K_max counts model calls (steps), not tokens"}),
     "3.2": Question(

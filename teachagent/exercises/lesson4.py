@@ -100,6 +100,8 @@ OTHER_NOTES = ["The user's passport expires in 2031.", "The user prefers a windo
 def check_seat_finder(seat_finder: Callable[[list[Message]], Any], memory_file: str | Path) -> None:
     """4.3: a session played by `seat_finder` finds the seat note with `search_notes` and answers with it.
 
+Any query whose results hold the seat note passes ("window", "seat"), as the statement says.
+
     It runs on `memory_file`, then on a memory holding a different seat note: an answer
     typed into the policy instead of taken from the search cannot pass both.
     """

@@ -76,7 +76,7 @@ def check_retries(r_needed: Any, q_unlimited: Any) -> None:
         expect(r == 0 or step_success(p, delta, r - 1) < 0.985, f"r = {r} is enough, but so is r = {r - 1}: find the fewest")
         limit = p / (1 - (1 - p) * delta)
         near(number(q_unlimited, "q_unlimited"), limit, "q_unlimited",
-             "sum p ((1 − p) δ)^k over every k = 0, 1, 2, ... (a geometric series)")
+             "sum p ((1 − p) δ)^j over every j = 0, 1, 2, ... (a geometric series)")
         return (f"r = {r} gives q = {q:.5f}; unlimited retries give only {limit:.5f} < 0.99, "
                 "because a failure the check misses is final")
 
@@ -104,10 +104,41 @@ def check_fifty_steps(q_required: Any, unchecked_enough: Any, checked_enough: An
     check("7.3", test)
 
 
+def check_tradeoff(per_success: Any, best_r: Any, wins: dict[int, int], tokens: dict[int, int]) -> None:
+    """7.4: the tokens one success costs for r = 0, 1, 2 (all tokens read over the runs that truly succeeded),
+    from the measured `wins[r]` and `tokens[r]`, and the r whose success costs the fewest."""
+
+    def test() -> str:
+        expect(all(wins[r] > 0 for r in RETRIES),
+               "some r has no success at all, so a success has no cost to compute: measure more runs")
+        want = [tokens[r] / wins[r] for r in RETRIES]
+        filled(per_success, "per_success")
+        got = per_success.values() if isinstance(per_success, dict) and sorted(per_success) == list(RETRIES) else per_success
+        if isinstance(got, (str, bytes)) or not hasattr(got, "__len__") or not hasattr(got, "__iter__"):
+            raise NotYet(f"`per_success` should be a list of three numbers, one for each r, not {describe(per_success)}")
+        got = list(got)
+        expect(len(got) == len(RETRIES), f"`per_success` has {len(got)} numbers: it needs three, for r = 0, 1 and 2")
+        for r, mine, right in zip(RETRIES, got, want):
+            value = number(mine, f"per_success[{r}]")
+            expect(close(value, right, abs=1.0),
+                   f"per_success[{r}] = {value:,.1f}, but r = {r} read {tokens[r]:,} tokens and succeeded {wins[r]} times: "
+                   "divide the tokens by the successes")
+        cheapest = min(RETRIES, key=lambda r: want[r])
+        chosen = whole(best_r, "best_r")
+        expect(chosen == cheapest,
+               f"best_r = {chosen}: r = {cheapest} costs the fewest tokens per success ({want[cheapest]:,.0f})")
+        return " · ".join(f"r = {r}: {want[r]:,.0f} tokens per success" for r in RETRIES) + f"; the cheapest is r = {cheapest}"
+
+    check("7.4", test)
+
+
+RETRIES = (0, 1, 2)  # the r of exercise 7.4, in the order `per_success` lists them
+
+
 QUIZ = {
     "7.1": Question(
         answer="b",
-        right="with δ = 0 no failure is ever noticed, so no retry is ever made: only the path k = 0 is left, q = p",
+        right="with δ = 0 no failure is ever noticed, so no retry is ever made: only the path j = 0 is left, q = p",
         wrong={"a": "a retry happens only after the check notices a failure, and with δ = 0 it never does",
                "c": "a retry can only follow a failure the check noticed; with δ = 0 none happens, so q stays p"},
     ),

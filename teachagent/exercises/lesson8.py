@@ -118,7 +118,7 @@ QUIZ = {
     ),
     "8.3": Question(
         answer="b",
-        right="0.9^30 ≈ 0.04 because each step fails 10 % of the time: only raising q, with a check and retries, helps",
+        right="0.9^30 ≈ 0.04 because each step fails 10 % of the time: of the three, only a check with retries raises q",
         wrong={"a": "a larger budget lets a run go on, but each step is still wrong 10 % of the time: qⁿ stays as it is",
                "c": "a shorter prompt lowers the cost per call (lesson 6), not the chance that a step goes wrong"},
     ),

@@ -7,15 +7,15 @@ def total_context(steps):
 check_total_context(total_context, run)
 
 # %% exercise 3.2
-# The careful reader reads the index, then each of the three notes it lists (four steps
-# with a tool call), and answers in a fifth. Confirmed by trying budgets from 1 up:
+# The careful reader reads the index, then each of the eight notes it lists (nine steps
+# with a tool call), and answers in a tenth. Confirmed by trying budgets from 1 up:
 def answers_with(max_steps):
     reader = ScriptedModel(careful_reader)  # scripted even when live: the question is about this policy
-    return Agent(reader, tools=[read_file], system=system, max_steps=max_steps).run(task).outcome == "answer"
+    return Agent(reader, tools=[read_all], system=system, max_steps=max_steps).run(task).outcome == "answer"
 
 smallest = next(n for n in range(1, 50) if answers_with(n))
 
-check_smallest_budget(smallest, careful_reader, [read_file], system, task)
+check_smallest_budget(smallest, careful_reader, [read_all], system, task)
 
 # %% exercise 3.3
 def retry_from_error(messages):

@@ -12,9 +12,11 @@ def progress(text):
 check_progress(progress, scripted_run)
 
 # %% exercise 4.2
-# the context only grows, so the largest one the run read is its last, and the limit must hold it
-smallest = max(scripted_run.context_sizes)
-check_smallest_limit(smallest, planner, [read_file_tool(trip)], planning, packing_task)
+# one run of the scripted planner on city_trip, with no limit: the context only grows, so the
+# largest one the run read is its last, and the limit must hold it
+city_run = Agent(ScriptedModel(planner), tools=[read_file_tool(city_trip)], system=planning).run(packing_task)
+smallest = max(city_run.context_sizes)
+check_smallest_limit(smallest, planner, [read_file_tool(city_trip)], planning, packing_task)
 
 # %% exercise 4.3
 def seat_finder(messages):

@@ -6,10 +6,10 @@ so that this file also reads (and lints) on its own.
 """
 
 from teachagent import step_success
-from teachagent.exercises.lesson7 import check_fifty_steps, check_q_by_hand, check_retries
+from teachagent.exercises.lesson7 import check_fifty_steps, check_q_by_hand, check_retries, check_tradeoff
 
 # %% exercise 7.1
-q_by_hand = 0.95 + (1 - 0.95) * 0.8 * 0.95  # path k = 0: right at once; k = 1: wrong, noticed, then right
+q_by_hand = 0.95 + (1 - 0.95) * 0.8 * 0.95  # path j = 0: right at once; j = 1: wrong, noticed, then right
 
 check_q_by_hand(q_by_hand)
 
@@ -27,3 +27,9 @@ unchecked_enough = 0.99 >= q_required  # without a check, q is p
 checked_enough = step_success(0.99, 0.9, 2) >= q_required
 
 check_fifty_steps(q_required, unchecked_enough, checked_enough)
+
+# %% exercise 7.4
+per_success = [tokens[r_] / wins[r_] for r_ in (0, 1, 2)]  # all the tokens read, over the runs that truly succeeded
+best_r = min((0, 1, 2), key=lambda r_: per_success[r_])
+
+check_tradeoff(per_success, best_r, wins, tokens)

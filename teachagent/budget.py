@@ -1,0 +1,119 @@
+"""The agent's budgets: what a run may read and spend, checked before every call (introduced in notebooks/03_agent_loop.ipynb).
+
+The step budget K_max is the loop's own (`Agent.max_steps`). Three more bound what a run
+reads and costs, and each is checked *before* a call, so a call that could break one is
+never made; the run then ends with the budget's name as its outcome:
+
+- `max_context_tokens`: the most one call may read, c_k (working memory; nothing is cut);
+- `max_input_tokens`: the most the whole run may read, Z = Σ c_k;
+- `max_dollars`: the most the run may cost at `price`, counting the next call at its
+  input plus a full `max_tokens` reply, the worst case.
+
+Our c_k is a tiktoken estimate, and a real model's tokenizer may count more. So the next
+call's read is taken at the largest of: our count, the model's own count when it can be
+asked (`Claude.count_tokens`), and, for a model that cannot, what its replies so far say
+about how far its counts run above ours.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .base.errors import MOST_TOKENS, SettingError, check_number
+from .messages import MAX_TOKENS, Message, Usage
+from .models import Model, TokenCounter
+
+LARGEST = {"max_context_tokens": MOST_TOKENS, "max_input_tokens": MOST_TOKENS, "max_dollars": 10**6}  # past these: a typo
+
+
+class Pricing(Protocol):
+    """What a dollar budget needs of a price: the dollars one call with a given usage costs.
+
+    `teachagent.cost.Price` (lesson 6) is one; the budget needs nothing else of it.
+    """
+
+    def dollars(self, usage: Usage) -> float: ...
+
+
+def request_bytes(system: str, messages: list[Message], specs: list[dict[str, Any]]) -> int:
+    """The UTF-8 bytes of a request as JSON: more than its tokens for any tokenizer whose tokens are one byte or more."""
+    body = {"system": system, "messages": [m.to_dict() for m in messages], "tools": specs}
+    return len(json.dumps(body, ensure_ascii=False).encode("utf-8", "backslashreplace"))
+
+
+@dataclass
+class Budget:
+    """One run's budgets, and what its calls so far have read and cost (running totals: a check costs the same at any step)."""
+
+    max_context_tokens: int | None = None
+    max_input_tokens: int | None = None
+    max_dollars: float | None = None
+    price: Pricing | None = None
+    max_tokens: int = MAX_TOKENS
+    read: int = 0
+    dollars: float = 0.0
+    calls: int = 0
+    ratio: float = 1.0  # the largest input the model reported over our c_k
+    most_written: int = 0  # the longest reply the model reported
+
+    def __post_init__(self) -> None:
+        for name, largest in LARGEST.items():
+            if getattr(self, name) is not None:  # None: no such budget
+                check_number(name, getattr(self, name), at_least=0, at_most=largest)
+        if self.max_dollars is not None and self.price is None:
+            raise SettingError("max_dollars needs a price: price=PRICES['claude-haiku-5-5'] for Claude, or for any other "
+                               "model price=Price(input=..., output=..., cache_write=..., cache_read=...) in dollars per "
+                               "million tokens (teachagent.cost)")
+
+    def __repr__(self) -> str:
+        set_ = {name: getattr(self, name) for name in LARGEST if getattr(self, name) is not None}
+        limits = ", ".join(f"{name}={value}" for name, value in set_.items()) or "no token or dollar budget"
+        return f"Budget({limits}; {self.calls} calls read {self.read:,} tokens, ${self.dollars:.4f})"
+
+    @property
+    def any(self) -> bool:
+        """Whether a token or dollar budget is set: without one, nothing needs counting beyond c_k."""
+        return any(getattr(self, name) is not None for name in LARGEST)
+
+    def next_read(self, model: Model, system: str, messages: list[Message], specs: list[dict[str, Any]], c_k: int) -> int:
+        """How many tokens the next call will read: at least our count c_k, never less than the model's.
+
+        A model that can count is asked (only when a budget is set: no budget, no extra
+        request). One that cannot and is not scripted is estimated from its replies so far
+        (c_k times the largest ratio of its count to ours); before its first reply, at one
+        token per byte of the request, which no tokenizer of bytes exceeds.
+        """
+        if not self.any:
+            return c_k
+        counter: TokenCounter | None = getattr(model, "count_tokens", None)
+        if counter is not None:
+            return max(c_k, counter(system, messages, specs))
+        if getattr(model, "scripted", False) is True:  # its usage is our own count
+            return c_k
+        if not self.calls:
+            return max(c_k, request_bytes(system, messages, specs))
+        return max(c_k, math.ceil(c_k * self.ratio))
+
+    def broken_by(self, next_read: int) -> str | None:
+        """The budget a next call reading `next_read` tokens could break (its name, the run's outcome), or None."""
+        if self.max_context_tokens is not None and next_read > self.max_context_tokens:
+            return "max_context_tokens"
+        if self.max_input_tokens is not None and self.read + next_read > self.max_input_tokens:
+            return "max_input_tokens"
+        if self.max_dollars is not None and self.price is not None:
+            worst = Usage(next_read, max(self.max_tokens, self.most_written))  # the reply counted at its longest
+            if self.dollars + self.price.dollars(worst) > self.max_dollars:
+                return "max_dollars"
+        return None
+
+    def add(self, c_k: int, usage: Usage) -> None:
+        """Count one call: what the model reported reading (the API's count, live) or our c_k, whichever is larger."""
+        self.read += max(c_k, usage.total_input_tokens)
+        self.calls += 1
+        self.ratio = max(self.ratio, usage.total_input_tokens / max(c_k, 1))
+        self.most_written = max(self.most_written, usage.output_tokens)
+        if self.max_dollars is not None and self.price is not None:
+            self.dollars += self.price.dollars(usage)

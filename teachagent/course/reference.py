@@ -1,0 +1,144 @@
+"""Your model's run beside the scripted reference (README.md, "Choosing a model"; every lesson from 01 on).
+
+A lesson is written about a run: "the agent read the index, then each note, then
+answered". That sentence is true of the lesson's scripted model and of no other model
+in particular. So when the learner picks a real model, a cell that runs the lesson's
+model runs the same task twice: on the learner's model, and on the scripted model the
+lesson was written about, labelled "scripted reference". One computed line compares the
+two, and the prose speaks only about the reference.
+
+In scripted mode (the default, and what the stored outputs show) the two are one run,
+and nothing extra is printed.
+
+A figure that needs a finished run (a ratio of two runs' Z, a "same conclusion", a cost
+per article read) has no value when the run gave no answer or made no call.
+`undefined_because` says so in one sentence, instead of a `0 times`, a `nan` or an
+empty answer taken for one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from ..base.errors import CourseError
+from ..messages import Response
+from ..models import Model, ScriptedModel
+from ..trace import OUTCOMES, Run, is_answer
+
+Result = TypeVar("Result", Run, Response)
+
+REFERENCE = "scripted reference"
+NEEDS = ("an answer", "a tool call")
+
+# How a run that gave no answer ended, in the fewest words (the rest come from trace.OUTCOMES).
+_ENDINGS = {
+    "max_steps": "ran out of steps",
+    "max_tokens": "was cut off at max_tokens",
+    "refusal": "refused",
+    "error": "stopped on a failed call",
+}
+
+
+def is_scripted(model: Any) -> bool:
+    """Whether `model` is a scripted stand-in (a `ScriptedModel` or anything that says it is one)."""
+    return getattr(model, "scripted", False) is True
+
+
+def answered(run: Run) -> bool:
+    """Whether `run` ended with a final answer that says something (`Run.answered`; `); ` is not an answer)."""
+    return run.answered
+
+
+def _fresh(script: Any) -> ScriptedModel:
+    """A scripted model that plays `script` from its first step, whatever `script` was given as."""
+    if isinstance(script, ScriptedModel):
+        return dataclasses.replace(script)  # a new instance: nothing played yet
+    if script is None:
+        raise CourseError("beside_reference needs the lesson's script (the one given to select_model) for the reference")
+    return ScriptedModel(script)
+
+
+def _cut(text: str, width: int) -> str:
+    """`text` on one line, cut to `width` characters with an ellipsis: a line that compares runs stays short."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _quoted(text: str, width: int = 48) -> str:
+    return repr(_cut(text, width))
+
+
+def _steps(n: int) -> str:
+    return f"{n} step" if n == 1 else f"{n} steps"
+
+
+def describe(result: Run | Response) -> str:
+    """A run or a reply in a few words: steps, Z, how it ended, the answer (or what came instead)."""
+    if isinstance(result, Response):
+        calls = result.tool_calls
+        if calls:
+            said = ", ".join(f"{c.name}({', '.join(f'{k}={v!r}' for k, v in c.input.items())})" for c in calls)
+            return f"called {_cut(said, 80)} ({result.stop_reason})"
+        text = result.text
+        wrote = f"wrote {_quoted(text)}" if text.strip() else "wrote no text"
+        return f"{wrote} ({result.stop_reason}), no tool call"
+    if not isinstance(result, Run):
+        raise CourseError(f"describe takes a Run or a Response, not a {type(result).__name__}")
+    n_calls = sum(len(step.response.tool_calls) for step in result.steps)
+    head = f"{_steps(len(result.steps))}, {n_calls} tool call{'' if n_calls == 1 else 's'}, Z = {result.Z:,} tokens"
+    if answered(result):
+        return f"{head}, answered {_quoted(result.answer or '')}"
+    if result.outcome == "answer":
+        return f"{head}, ended with {_quoted(result.answer or '')}, which is no answer"
+    ending = _ENDINGS.get(result.outcome, OUTCOMES.get(result.outcome, result.outcome))
+    return f"{head}, {ending} ({result.outcome}), no answer"
+
+
+def compare_line(yours: Run | Response, reference: Run | Response, name: str) -> str:
+    """The one line that sets the learner's run beside the scripted reference."""
+    return f"your model ({_cut(name, 60)}): {describe(yours)} · {REFERENCE}: {describe(reference)}"
+
+
+def beside_reference(run_on: Callable[[Model], Result], model: Model, script: Any) -> tuple[Result, Result]:
+    """(your run, the scripted reference): `run_on(model)`, and the same task on the lesson's script.
+
+    With a scripted `model` there is one run, returned twice, and nothing is printed: the
+    lesson's own run is the reference. With any other model the task runs on both, and one
+    computed line compares them, e.g.
+    `your model (SmolLM2-135M-Instruct): 6 steps, ..., ran out of steps (max_steps), no answer
+    · scripted reference: 5 steps, ..., answered 'Saturn has the most known moons ...'`.
+    """
+    if not callable(run_on):
+        raise CourseError("beside_reference needs a function of a model that runs the task, "
+                          "e.g. lambda m: Agent(m, tools).run(task)")
+    if is_scripted(model):
+        yours = run_on(model)
+        return yours, yours
+    scripted = _fresh(script)  # first: a missing script is said before the learner's model is asked anything
+    yours = run_on(model)
+    reference = run_on(scripted)
+    print(compare_line(yours, reference, getattr(model, "name", type(model).__name__)))
+    return yours, reference
+
+
+def undefined_because(result: Run | Response, needs: str = "an answer") -> str | None:
+    """None when `result` has what a figure needs; else one sentence saying why the figure is not defined.
+
+    `needs` is "an answer" (a ratio of runs, a "same conclusion", a verdict) or "a tool call"
+    (a cost per article read, a fitted growth per step).
+    """
+    if needs not in NEEDS:
+        raise CourseError(f"undefined_because: needs is one of {', '.join(map(repr, NEEDS))}, not {needs!r}")
+    if isinstance(result, Response):
+        has = bool(result.tool_calls) if needs == "a tool call" else (result.stop_reason != "tool_use" and is_answer(result.text))
+        who = "the scripted reply" if result.model == "scripted" else f"your model's reply ({_cut(result.model, 60)})"
+    elif isinstance(result, Run):
+        has = any(s.response.tool_calls for s in result.steps) if needs == "a tool call" else answered(result)
+        who = "the scripted run" if result.scripted else f"your model's run ({_cut(result.model, 60)})"
+    else:
+        raise CourseError(f"undefined_because takes a Run or a Response, not a {type(result).__name__}")
+    if has:
+        return None
+    return f"not defined: {who} has no {needs.split(' ', 1)[1]} ({describe(result)})"
