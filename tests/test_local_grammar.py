@@ -125,3 +125,13 @@ def test_grammar_step_reads_a_call_an_answer_and_arguments_that_are_not_an_objec
                                           ('"smile \\ud83d', "smile "), ('"x\\u00e9', "xé")])
 def test_an_answer_cut_inside_an_escape_keeps_only_what_was_written_whole(quoted, text):
     assert local.partial_string(quoted) == text
+
+
+def test_local_mode_gives_the_research_agent_fewer_steps_and_other_models_keep_theirs(fake):
+    from teachagent.models import ScriptedModel
+    from teachagent.research.researcher import research_agent
+
+    server = LocalServer(fake.base_url.removesuffix("/v1"), 1, 1, local.CONTEXT, 0.0)
+    assert research_agent(model=local.local_model(server)).max_steps == local.STEPS < 15
+    assert research_agent(model=local.local_model(server), max_steps=9).max_steps == 9  # asked for: as asked
+    assert research_agent(model=ScriptedModel(["Done."])).max_steps == research_agent().max_steps == 15

