@@ -9,6 +9,10 @@ h. One server for a room: N learners' agents at once (N = 1, 5, 10, 30, each its
    thread and conversation) against one local server with 8 slots and both cores. Per
    step: median and 90th-percentile latency; in all: steps and generated tokens per
    second. Each learner runs 2 steps, so a level ends in bounded time.
+i. Every lesson under TEACHAGENT_MODE=local, top to bottom, as a learner runs it: seeded
+   (TEACHAGENT_LOCAL_SEED=0), default threads, each notebook a copy executed in a fresh
+   kernel, timed from the kernel's start to the last cell's end. Goal (issue 30): at most
+   120 s each. A lesson whose cell raises says so in its row.
 
 Skipped (one row saying why) without the local extra and the model file.
 """
@@ -17,19 +21,23 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
+import tempfile
 import threading
 import time
 import urllib.request
+from pathlib import Path
 
 from timing import Row
 
 from teachagent.agent import Agent
 from teachagent.course import local
-from teachagent.openai_compatible import json_tools_request
 from teachagent.tools import tool
 
 ROUNDS = 3
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+LESSON_GOAL = 120  # seconds a lesson may take under local mode (issue 30)
 LEARNERS = (1, 5, 10, 30)
 TASK = "Read the note named plan and do what it says."
 
@@ -63,7 +71,7 @@ def generation_speed(server: local.LocalServer, grammar: bool) -> float:
     specs = [t.spec for t in TOOLS]
     from teachagent.messages import Message
 
-    body = json_tools_request(local.MODEL, "You are a careful assistant.", [Message("user", TASK)], specs, 128)
+    body = local.json_tools_request(local.MODEL, "You are a careful assistant.", [Message("user", TASK)], specs, 128)
     if not grammar:
         del body["response_format"]
         body["ignore_eos"] = True  # llama.cpp's own option: write all 128 tokens
@@ -133,6 +141,46 @@ def room(rows: list[Row]) -> None:
     server.stop()
 
 
+def lesson_seconds(notebook: Path) -> tuple[float, str | None]:
+    """Seconds to execute a copy of `notebook` under local mode, and the error that stopped it (None: it ran to its end)."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    with tempfile.TemporaryDirectory() as folder:
+        copy = Path(folder, notebook.name)
+        shutil.copy(notebook, copy)
+        nb = nbformat.read(copy, as_version=4)
+        client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": folder}},
+                                store_widget_state=True)
+        started = time.perf_counter()
+        try:
+            client.execute()
+        except CellExecutionError as error:
+            return time.perf_counter() - started, str(error).strip().splitlines()[-1][:80]
+        return time.perf_counter() - started, None
+
+
+def lessons(rows: list[Row]) -> None:
+    settings = {"TEACHAGENT_MODE": "local", "TEACHAGENT_LOCAL_SEED": "0"}
+    before = {name: os.environ.get(name) for name in [*settings, "TEACHAGENT_LOCAL_THREADS"]}
+    os.environ.update(settings)
+    os.environ.pop("TEACHAGENT_LOCAL_THREADS", None)  # the default, as a learner has it
+    group = f"i. lessons under local mode, seed 0, {local.default_threads()} thread(s)"
+    try:
+        for notebook in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
+            seconds, failed = lesson_seconds(notebook)
+            verdict = f"FAILED: {failed}" if failed else ("within" if seconds <= LESSON_GOAL else "OVER")
+            rows.append((group, f"{notebook.stem} top to bottom ({verdict})", seconds, None,
+                         f"s (goal: at most {LESSON_GOAL}; load average {os.getloadavg()[0]:.1f} after it)"))
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def rows() -> list[Row]:
     try:
         local.check_installed()
@@ -141,4 +189,5 @@ def rows() -> list[Row]:
     found: list[Row] = []
     single(found)
     room(found)
+    lessons(found)
     return found

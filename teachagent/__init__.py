@@ -37,7 +37,8 @@ from .tokens import context_tokens, count_tokens, message_tokens, tools_tokens
 # lesson 2: tools
 from .messages import request_body as messages_api_request
 from .dispatch import Dispatcher
-from .openai_compatible import chat_request, json_tools_request
+from .openai_compatible import chat_request
+from .course.local import json_tools_request
 from .tools import Tool, read_file_tool, tool
 
 # lesson 3: the agent loop, its record, and you as the model

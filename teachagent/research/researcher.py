@@ -151,12 +151,19 @@ def research_agent(
     strategy: str = "excerpt",
     model: Model | None = None,
     library: Library | None = None,
-    max_steps: int = 15,
+    max_steps: int | None = None,
     on_step: Callable[[Step, Run], None] | None = None,
 ) -> Agent:
-    """An agent with the library's tools; scripted with `strategy` unless a model is given."""
+    """An agent with the library's tools; scripted with `strategy` unless a model is given.
+
+    Its step budget is `max_steps`, else the model's own `max_steps` if it has one (local
+    mode's small model on one core takes seconds a step), else 15.
+    """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}; choose one of: {', '.join(STRATEGIES)}")
     library = library or Library()
     model = model or ScriptedModel(STRATEGIES[strategy](library), name=f"scripted researcher ({strategy})")
+    if max_steps is None:
+        suggested = getattr(model, "max_steps", None)
+        max_steps = suggested if isinstance(suggested, int) and not isinstance(suggested, bool) else 15
     return Agent(model, [*library.tools(), calculate], system_prompt(library), max_steps=max_steps, on_step=on_step)
