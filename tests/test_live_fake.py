@@ -36,6 +36,7 @@ def no_proxy(monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.mark.models  # every lesson under another model: the step of its own, with the poor models and the recordings
 @pytest.mark.server  # starts a local fake API server
 @pytest.mark.notebook  # starts a Jupyter kernel
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
