@@ -35,6 +35,19 @@ def quick_sdk_retries(request, monkeypatch):
 
 
 @pytest.fixture
+def openai_fake(monkeypatch):
+    """A fake chat-completions server on 127.0.0.1 (tests/fake_openai.py), with no proxy, key or base URL
+    of the machine's in the way."""
+    from fake_openai import FakeOpenAI
+
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
+                 "OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
 def said(capsys):
     """What an exercise check printed, which must be exactly one line (never a traceback).
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from fake_openai import FakeOpenAI, completion_body
+from fake_openai import completion_body
 
 from teachagent.agent import Agent
 from teachagent.course import local
@@ -35,12 +35,8 @@ def add(a: float, b: float) -> str:
 
 
 @pytest.fixture
-def fake(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
-                 "OPENAI_API_KEY", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-    with FakeOpenAI() as server:
-        yield server
+def fake(openai_fake):  # tests/conftest.py
+    return openai_fake
 
 
 def model(fake, **options) -> GrammarModel:

@@ -7,7 +7,7 @@ import time
 
 import pytest
 from fake_anthropic import RETRY_FAST, Drip, EchoAuthorization, Flood, Gzipped
-from fake_openai import FakeOpenAI, completion_body, function_call, openai_error
+from fake_openai import completion_body, function_call, openai_error
 from shown import everything_shown
 
 from teachagent import OpenAICompatible
@@ -32,12 +32,8 @@ def weather(city: str) -> str:
 
 
 @pytest.fixture
-def fake(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
-                 "OPENAI_API_KEY", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-    with FakeOpenAI() as server:
-        yield server
+def fake(openai_fake):  # tests/conftest.py
+    return openai_fake
 
 
 def model(fake, **options) -> OpenAICompatible:
