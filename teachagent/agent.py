@@ -18,7 +18,7 @@ from .base.errors import RaisedFrom, check_number, exception_text
 from .budget import Budget, Pricing
 from .dispatch import Approver, Dispatcher, ask_in_terminal
 from .messages import MAX_TOKENS, STOPS, Message, Response, StopReason, ToolResult, checked_reply
-from .models import Model
+from .models import Model, is_scripted
 from .tokens import context_tokens, message_tokens
 from .tools import Tool
 from .trace import Run, Step
@@ -113,7 +113,7 @@ class Agent:
         """Run the loop on `task` until a final answer, a stop, or the step budget."""
         handler, budget = self.dispatcher, self.budget()
         specs = handler.specs
-        run = Run(task, self.model.name, self.system, specs, scripted=getattr(self.model, "scripted", False) is True)
+        run = Run(task, self.model.name, self.system, specs, scripted=is_scripted(self.model))
         self.runs.append(run)
         messages = [Message("user", task)]
         c_k = context_tokens(self.system, messages, specs)  # then grown step by step, recounted only after a compaction

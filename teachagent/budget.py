@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from .base.errors import MOST_TOKENS, SettingError, check_number
 from .messages import MAX_TOKENS, Message, Usage
-from .models import Model, TokenCounter
+from .models import Model, TokenCounter, is_scripted
 
 LARGEST = {"max_context_tokens": MOST_TOKENS, "max_input_tokens": MOST_TOKENS, "max_dollars": 10**6}  # past these: a typo
 
@@ -91,7 +91,7 @@ class Budget:
         counter: TokenCounter | None = getattr(model, "count_tokens", None)
         if counter is not None:
             return max(c_k, counter(system, messages, specs))
-        if getattr(model, "scripted", False) is True:  # its usage is our own count
+        if is_scripted(model):  # its usage is our own count
             return c_k
         if not self.calls:
             return max(c_k, request_bytes(system, messages, specs))

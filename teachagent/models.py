@@ -59,6 +59,12 @@ Policy = Callable[[list[Message]], Reply]  # a function of the conversation that
 ScriptStep = Union[Reply, Policy]  # noqa: UP007
 
 
+def is_scripted(model: Any) -> bool:
+    """Whether `model` is a scripted stand-in (a `ScriptedModel`, or anything that says it is one): every run,
+    view and budget asks this one question, so that a scripted run can never pass for a real model's."""
+    return getattr(model, "scripted", False) is True
+
+
 class ScriptExhausted(CourseError, RuntimeError):
     """The scripted model was asked for more steps than its script has."""
 

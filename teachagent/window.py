@@ -19,7 +19,7 @@ from typing import Any
 from .base.errors import check_number
 from .base.growing import GrowingCount
 from .messages import MAX_TOKENS, Message, Response, Usage
-from .models import Model, PromptTooLong
+from .models import Model, PromptTooLong, is_scripted
 from .tokens import context_tokens, message_tokens
 
 
@@ -41,7 +41,7 @@ class WithWindow:
     @property
     def scripted(self) -> bool:
         """A window changes nothing about who answers: a scripted model stays scripted."""
-        return getattr(self.model, "scripted", False) is True
+        return is_scripted(self.model)
 
     def __repr__(self) -> str:
         return f"WithWindow({self.model!r}, window={self.window})"

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from ..base.errors import CourseError
 from ..messages import Response
-from ..models import Model, ScriptedModel
+from ..models import Model, ScriptedModel, is_scripted
 from ..trace import OUTCOMES, Run, is_answer
 
 Result = TypeVar("Result", Run, Response)
@@ -39,11 +39,6 @@ _ENDINGS = {
     "refusal": "refused",
     "error": "stopped on a failed call",
 }
-
-
-def is_scripted(model: Any) -> bool:
-    """Whether `model` is a scripted stand-in (a `ScriptedModel` or anything that says it is one)."""
-    return getattr(model, "scripted", False) is True
 
 
 def answered(run: Run) -> bool:
