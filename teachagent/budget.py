@@ -76,7 +76,7 @@ class Budget:
     @property
     def any(self) -> bool:
         """Whether a token or dollar budget is set: without one, nothing needs counting beyond c_k."""
-        return any(getattr(self, name) is not None for name in LARGEST)
+        return self.max_context_tokens is not None or self.max_input_tokens is not None or self.max_dollars is not None
 
     def next_read(self, model: Model, system: str, messages: list[Message], specs: list[dict[str, Any]], c_k: int) -> int:
         """How many tokens the next call will read: at least our count c_k, never less than the model's.
@@ -111,9 +111,10 @@ class Budget:
 
     def add(self, c_k: int, usage: Usage) -> None:
         """Count one call: what the model reported reading (the API's count, live) or our c_k, whichever is larger."""
-        self.read += max(c_k, usage.total_input_tokens)
+        reported = usage.total_input_tokens
+        self.read += max(c_k, reported)
         self.calls += 1
-        self.ratio = max(self.ratio, usage.total_input_tokens / max(c_k, 1))
+        self.ratio = max(self.ratio, reported / max(c_k, 1))
         self.most_written = max(self.most_written, usage.output_tokens)
         if self.max_dollars is not None and self.price is not None:
             self.dollars += self.price.dollars(usage)

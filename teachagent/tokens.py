@@ -62,13 +62,18 @@ def count_tokens(text: str) -> int:
 
 count_tokens.cache_clear = _counts.clear  # type: ignore[attr-defined]  # the name functools' caches use
 
+# JSON as the model reads it: a call's input as written, specs and unknown blocks with sorted keys.
+# Made once: json.dumps with options builds a new encoder on every call, and the loop counts every step.
+_as_json = json.JSONEncoder(ensure_ascii=False).encode
+_as_sorted_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
+
 
 def block_tokens(block: Block) -> int:
     """Tokens in one content block: the text the model actually reads."""
     if isinstance(block, Text):
         return count_tokens(block.text)
     if isinstance(block, ToolCall):
-        return count_tokens(block.name) + count_tokens(json.dumps(block.input, ensure_ascii=False))
+        return count_tokens(block.name) + count_tokens(_as_json(block.input))
     if isinstance(block, ToolResult):
         return count_tokens(block.content)
     if isinstance(block, Thinking):
@@ -76,18 +81,18 @@ def block_tokens(block: Block) -> int:
     if isinstance(block, RedactedThinking):
         return 0  # encrypted: its size in tokens is known only to the API
     if isinstance(block, OtherBlock):
-        return count_tokens(json.dumps(block.data, ensure_ascii=False, sort_keys=True))
+        return count_tokens(_as_sorted_json(block.data))
     raise TypeError(f"not a content block: {block!r}")
 
 
 def message_tokens(message: Message) -> int:
     """Tokens in one message: the sum over its blocks."""
-    return sum(block_tokens(b) for b in message.content)
+    return sum(map(block_tokens, message.content))
 
 
 def tools_tokens(tools: Iterable[dict[str, Any]]) -> int:
     """Tokens taken by the tool specs (name, description, schema) that go into every prompt."""
-    return sum(count_tokens(json.dumps(spec, ensure_ascii=False, sort_keys=True)) for spec in tools)
+    return sum(count_tokens(_as_sorted_json(spec)) for spec in tools)
 
 
 def context_tokens(system: str, messages: Iterable[Message], tools: Iterable[dict[str, Any]] = ()) -> int:
