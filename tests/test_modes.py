@@ -102,6 +102,23 @@ def test_a_server_without_a_model_is_a_one_line_hint(env):
     assert "\n" not in str(caught.value) and caught.value._render_traceback_() == [f"SettingError: {caught.value}"]
 
 
+@pytest.mark.parametrize("under_notebook_record, when", [
+    (False, "when this kernel or program ends"), (True, "once every cell of the notebook has run")])
+def test_the_record_banner_says_when_the_recording_replaces_the_cassette(env, tmp_path, capsys, under_notebook_record,
+                                                                        when):
+    from teachagent.course.replay import new_draft
+
+    cassette = tmp_path / "c.jsonl"
+    env.setenv("TEACHAGENT_CASSETTE", str(cassette))
+    env.setenv("TEACHAGENT_BASE_URL", "http://127.0.0.1:9/v1")  # never asked: a banner makes no call
+    env.setenv("TEACHAGENT_MODEL", "llama3.2")
+    if under_notebook_record:
+        env.setenv("TEACHAGENT_DRAFT", str(new_draft(cassette)))
+    recorder = select_model(mode="record")
+    assert f"the recording replaces {cassette} {when}, if no call failed." in capsys.readouterr().out
+    recorder.finished = True  # nothing was recorded: no cassette to promote
+
+
 @pytest.mark.server  # starts a local fake API server
 def test_a_server_recording_replays_with_no_server(env, tmp_path, capsys):
     from fake_openai import FakeOpenAI, completion_body, function_call

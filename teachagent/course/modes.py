@@ -152,8 +152,10 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
             check_recordable(path)  # before a model is made: the local one starts a server
             live, where, named, billed = recorded_model(record_from(source), base_url, model_name)
             model = cassette_model(chosen, path, live, named)
+            when = ("once every cell of the notebook has run" if os.environ.get("TEACHAGENT_DRAFT")  # notebook record
+                    else "when this kernel or program ends")
             banner = (f"record mode: {where}, every call {'billed and ' if billed else ''}recorded; "
-                      f"the recording replaces {path} when this kernel or program ends, if no call failed.")
+                      f"the recording replaces {path} {when}, if no call failed.")
         else:
             model = cassette_model(chosen, path)
             assert isinstance(model, Player)  # replay mode always gives a player
