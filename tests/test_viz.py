@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from teachagent.agent import Agent
 from teachagent.base.errors import CourseError
 from teachagent.course.viz import PREVIEW, StepViewer, compare_html, compare_runs, legend_html, run_html, step_html
-from teachagent.messages import Response, Text
+from teachagent.messages import Response, Text, ToolCall, Usage
 from teachagent.models import ScriptedModel, call
 from teachagent.tools import tool
 from teachagent.trace import Run, composition
@@ -365,3 +365,15 @@ def test_a_run_with_no_steps_can_be_compared():
 def test_comparing_something_that_is_not_runs_is_a_clear_error(runs):
     with pytest.raises(CourseError, match="compare_html"):
         compare_runs(runs)
+
+
+def test_a_call_whose_arguments_were_not_json_shows_what_the_model_wrote():
+    class Garbled:
+        name = "garbled"
+
+        def complete(self, system, messages, tools=(), max_tokens=1024):
+            return Response([ToolCall("c1", "read_file", {}, unparsed='{"path": "a.md"')], "tool_use", Usage(5, 5))
+
+    run = Agent(Garbled(), [echo], max_steps=1).run("t")
+    page = step_html(run, 1)
+    assert "not a JSON object" in page and "{&quot;path&quot;: &quot;a.md&quot;" in page and "<pre" in page

@@ -101,6 +101,10 @@ def step_html(run: Run, k: int, parts: list[tuple[str, int]] | None = None, z_so
         else:
             out.append("<b>model wrote</b>" + _pre(step.response.text))
     for call in step.response.tool_calls:
+        if call.unparsed is not None:  # what the model wrote, not the empty input the loop stood in for it
+            out.append(f"<b>tool call</b> <code>{_e(call.name)}</code> <small>its arguments are not a JSON object, "
+                       "as written:</small>" + _pre(call.unparsed, "#fdf1e8"))
+            continue
         written = json.dumps(call.input, ensure_ascii=False)
         out.append(f"<b>tool call</b> <code>{_e(call.name)}</code>" + _pre(written, "#fdf1e8"))
     for result in step.results:
