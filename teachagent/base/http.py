@@ -54,8 +54,11 @@ class MissingAPIKey(CourseError, RuntimeError):
     """Live mode was asked for but no usable API key is set."""
 
 
-class UnexpectedReply(RuntimeError):
-    """The server answered with something the adapter cannot turn into a `Response`."""
+class UnexpectedReply(CourseError, RuntimeError):
+    """The server answered with something the adapter cannot turn into a `Response`.
+
+    The server's fault, not a bug here: one line in Jupyter, saying what came back.
+    """
 
 
 class ReplyTooLarge(UnexpectedReply):
