@@ -28,10 +28,12 @@ from .messages import (
     show,
     tool_exchanges,
 )
-from .models import Model, ScriptedModel, ScriptExhausted, call
+from .models import Model, ScriptedModel, ScriptExhausted, call, is_scripted
 from .openai_compatible import OpenAICompatible
 from .course.modes import select_model
-from .course.reference import answered, beside_reference, describe, undefined_because
+from .course.reference import answered, beside_reference, compare_line, describe, undefined_because
+from .trace import is_answer
+from .base.display import grouped, plural
 from .tokens import context_tokens, count_tokens, message_tokens, tools_tokens
 
 # lesson 2: tools
@@ -79,8 +81,9 @@ __all__ = [
     # lesson 1
     "Claude", "STOPS", "STOP_REASONS", "Message", "Model", "OpenAICompatible", "RedactedThinking", "Response",
     "ScriptExhausted", "ScriptedModel", "StopReason", "Text", "Thinking", "ToolCall", "ToolResult", "Usage",
-    "answered", "beside_reference", "call", "context_tokens", "count_tokens", "describe", "latest_results", "message_tokens",
-    "select_model", "show", "tool_exchanges", "tools_tokens", "undefined_because",
+    "answered", "beside_reference", "call", "compare_line", "context_tokens", "count_tokens", "describe", "grouped",
+    "is_answer", "is_scripted", "latest_results", "message_tokens", "plural", "select_model", "show", "tool_exchanges",
+    "tools_tokens", "undefined_because",
     # lesson 2
     "Dispatcher", "Tool", "chat_request", "json_tools_request", "messages_api_request", "read_file_tool", "tool",
     # lesson 3

@@ -214,7 +214,7 @@ def test_the_viewer_starts_at_step_1():
 
 def test_the_viewer_repr_says_when_the_final_reply_said_nothing():
     run = Agent(ScriptedModel([");"])).run("t")
-    assert repr(StepViewer(run)) == "StepViewer(1 steps, showing step 1, outcome 'answer' (said nothing))"
+    assert repr(StepViewer(run)) == "StepViewer(1 step, showing step 1, outcome 'answer' (said nothing))"
 
 
 def test_the_viewer_repr_is_the_same_for_identical_runs():

@@ -8,7 +8,9 @@ puts it on one line, for a terminal or a check's verdict).
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Iterable
 
 # Characters a terminal obeys rather than shows: C0 controls but newline and tab (ESC starts
 # clear-screen, hidden text and OSC 52 clipboard writes; a CR not ending a line overwrites it), DEL, C1
@@ -26,6 +28,17 @@ def shorten(text: str, limit: int = 100) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]} … [{len(text) - limit} more characters]"
+
+
+def grouped(items: Iterable[str]) -> list[str]:
+    """`items` with each run of one item repeated written once with its count: a model that
+    asks for the same file ten times is one line, `read_file(...) ×10`, not ten."""
+    return [item if (n := len(list(run))) == 1 else f"{item} ×{n}" for item, run in itertools.groupby(items)]
+
+
+def plural(n: int, word: str) -> str:
+    """`n` and `word`, with an s unless `n` is 1: "1 step", "10 steps"."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def terminal_text(text: str) -> str:

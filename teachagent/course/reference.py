@@ -81,9 +81,9 @@ def describe(result: Run | Response) -> str:
             said = ", ".join(f"{c.name}({', '.join(f'{k}={v!r}' for k, v in c.input.items())})" for c in calls)
             return f"called {_cut(said, 80)} ({result.stop_reason})"
         text = result.text
-        if text.startswith(CUT_OFF):  # local mode's own note, not the model's words: shown as a note, not quoted
+        if text.startswith(CUT_OFF):  # local mode's own note, not the model's words: said, not quoted
             note, _, so_far = text.partition(") ")
-            wrote = f"{note.rstrip(')')})" + (f", after writing {_quoted(so_far)}" if so_far.strip() else "")
+            wrote = note.strip("()") + (f", after writing {_quoted(so_far)}" if so_far.strip() else "")
         else:
             wrote = f"wrote {_quoted(text)}" if text.strip() else "wrote no text"
         return f"{wrote} ({result.stop_reason}), no tool call"
@@ -145,4 +145,5 @@ def undefined_because(result: Run | Response, needs: str = "an answer") -> str |
         raise CourseError(f"undefined_because takes a Run or a Response, not a {type(result).__name__}")
     if has:
         return None
-    return f"not defined: {who} has no {needs.split(' ', 1)[1]} ({describe(result)})"
+    what = describe(result).removesuffix(", no answer")  # the sentence says so already
+    return f"not defined: {who} has no {needs.split(' ', 1)[1]} ({what})"

@@ -19,7 +19,7 @@ import itertools
 import json
 from typing import Any
 
-from ..base.display import shorten
+from ..base.display import plural, shorten
 from ..base.errors import CourseError
 from ..messages import Thinking
 from ..plan import find_plan
@@ -210,7 +210,7 @@ class StepViewer:
     def __repr__(self) -> str:
         if not self.run or not self.run.steps:
             return "StepViewer(no steps yet)"
-        return (f"StepViewer({len(self.run.steps)} steps, showing step {self.slider.value}, outcome {self.run.outcome!r}"
+        return (f"StepViewer({plural(len(self.run.steps), 'step')}, showing step {self.slider.value}, outcome {self.run.outcome!r}"
                 f"{' (said nothing)' if self.run.said_nothing else ''})")
 
     def show(self, k: int) -> None:

@@ -43,9 +43,9 @@ REPLIES = [
 def stopped_before_first_call(run: Run, model: Model, limit: int) -> str | None:
     """Why `run`, made under `max_context_tokens=limit`, was stopped before its first call; None if it made one.
 
-    Before a model's first reply, the agent cannot know how far that model's token count runs
-    above ours, so a model that cannot count for itself has its first context taken at one
-    token per byte of the request (`Budget.next_read`).
+    Before a model's first reply in a run, the agent cannot know how far that model's token
+    count runs above ours, so a model that cannot count for itself has its first context taken
+    at one token per byte of the request (`Budget.next_read`; each run starts this afresh).
     """
     if run.steps or run.outcome != "max_context_tokens" or is_scripted(model):
         return None
@@ -53,8 +53,8 @@ def stopped_before_first_call(run: Run, model: Model, limit: int) -> str | None:
         return (f"your model's run made no call: the model's own count of its first context is over "
                 f"the limit of {limit} tokens")
     read = request_bytes(run.system, [Message("user", run.task)], run.tools)
-    return (f"your model's run made no call: before a model's first reply the agent cannot tell how it counts "
-            f"tokens, so it takes the first request at one token per byte, {read:,} bytes here, over the limit of {limit}")
+    return (f"your model's run made no call: before a model's first reply in a run the agent cannot tell how it "
+            f"counts tokens, so it takes the first request at one token per byte, {read:,} bytes here, over the limit of {limit}")
 
 
 def _pair(got: Any) -> tuple[int, int] | None:
