@@ -17,7 +17,7 @@ run, prices a run in dollars, and works out what prompt caching changes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .base.display import shorten
 from .base.errors import MOST_TOKENS, SettingError, check_number
@@ -151,10 +151,22 @@ def price_of(model: str | Price) -> Price:
 
 
 def run_cost(run: Run, model: str | Price, usages: list[Usage] | None = None) -> float:
-    """Dollars for a run at `model`'s prices (a name in PRICES, or a `Price`): its own usage, or the `usages` given."""
+    """Dollars for a run at `model`'s prices (a name in PRICES, or a `Price`): its own usage, or the `usages` given.
+
+    A call's own usage is priced as read at least our count c_k, like the budget counts it
+    (budget.py): input a server reported below c_k is added as uncached input, so a run is
+    never priced below the Z shown beside it. Cache reads a server reported stay cache reads.
+    """
     price = price_of(model)
-    usages = usages if usages is not None else [step.response.usage for step in run.steps]
+    if usages is None:
+        usages = [read_at_least(step.response.usage, step.context_tokens) for step in run.steps]
     return sum(price.dollars(u) for u in usages)
+
+
+def read_at_least(usage: Usage, c_k: int) -> Usage:
+    """`usage`, with the input it reports below `c_k` added as uncached input tokens."""
+    short = c_k - usage.total_input_tokens
+    return usage if short <= 0 else replace(usage, input_tokens=usage.input_tokens + short)
 
 
 def cached_usages(run: Run) -> list[Usage]:

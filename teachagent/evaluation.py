@@ -82,7 +82,7 @@ class Evaluation:
         lines = [f"{self.label}:"]
         for result in self.results:
             verdict = "passed" if result.passed else "failed"
-            ending = "said nothing" if result.run.outcome == "answer" and not result.run.answered else result.run.outcome
+            ending = "said nothing" if result.run.said_nothing else result.run.outcome
             lines.append(f"  {result.task.name:{width}}  {verdict}  {ending:14} "
                          f"K = {len(result.run.steps):2d}  Z = {result.run.Z:6,}")
         lines.append(f"  {self.estimate}, Z = {self.Z:,} tokens in all")

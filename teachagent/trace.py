@@ -30,9 +30,9 @@ OUTCOMES: dict[str, str] = {
     "running": "the loop is still going",
     "answer": "the model gave a final answer",
     "max_steps": "the step budget ran out before an answer",
-    "max_context_tokens": "the context grew past the agent's limit",
-    "max_input_tokens": "the run's token budget would have been exceeded",
-    "max_dollars": "the run's dollar budget would have been exceeded",
+    "max_context_tokens": "the next call could have read more than the agent's context limit, so it was not made",
+    "max_input_tokens": "the next call could have taken the run past its token budget, so it was not made",
+    "max_dollars": "the next call could have taken the run past its dollar budget, so it was not made",
     "error": "a model call failed",
     **{reason: words for reason, (move, words) in STOPS.items() if move == "end"},
     "tool_use": "the model stopped to call a tool but wrote no call",
@@ -114,8 +114,13 @@ class Run:
         model = f"{self.model} (scripted)" if self.scripted and "scripted" not in self.model else self.model
         return (
             f"Run(task={task!r}, model={model!r}, steps={len(self.steps)}, "
-            f"outcome={self.outcome!r}, Z={self.Z})"
+            f"outcome={self.outcome!r}{' (said nothing)' if self.said_nothing else ''}, Z={self.Z})"
         )
+
+    @property
+    def said_nothing(self) -> bool:
+        """Whether the run ended with a final reply that has no letter or digit in it (`); `): outcome 'answer', no answer."""
+        return self.outcome == "answer" and not self.answered
 
     @property
     def answered(self) -> bool:

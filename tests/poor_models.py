@@ -21,6 +21,7 @@ From a shell, for one lesson while writing it:
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import sys
 import tempfile
@@ -46,9 +47,24 @@ REFERENCE = "scripted reference"
 CELL_SECONDS = 120
 
 
+def usage(body: dict[str, Any], written: str, cut_off: bool = False) -> dict[str, int]:
+    """Token usage as a real server reports it: the request it read, and the reply it wrote.
+
+    Poor at choosing, not at counting: the prompt is counted from the request's messages and
+    tools, so what a call reads grows with the conversation as it does on any real server;
+    a reply cut off at max_tokens wrote exactly max_tokens.
+    """
+    from teachagent.tokens import count_tokens
+
+    prompt = count_tokens(json.dumps([body.get("messages", []), body.get("tools", [])], ensure_ascii=False))
+    cap = body.get("max_completion_tokens") or body.get("max_tokens") or 4096
+    completion = cap if cut_off else min(cap, max(1, count_tokens(written)))
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
 def answers_at_once(body: dict[str, Any]) -> Reply:
     """A final reply at once, with nothing in it: no tool call, no answer."""
-    return 200, completion_body(");", model=body.get("model", "poor")), {}
+    return 200, completion_body(");", model=body.get("model", "poor"), usage=usage(body, ");")), {}
 
 
 _ids = itertools.count(1)
@@ -71,10 +87,12 @@ def calls_for_ever(body: dict[str, Any]) -> Reply:
     model = body.get("model", "poor")
     tools = body.get("tools") or []
     if not tools:
-        return 200, completion_body("Let me first", finish_reason="length", model=model), {}
+        return 200, completion_body("Let me first", finish_reason="length", model=model,
+                                    usage=usage(body, "Let me first", cut_off=True)), {}
     first = tools[0]["function"]
     call = function_call(f"call_poor_{next(_ids)}", first["name"], fitting_input(first.get("parameters", {})))
-    return 200, completion_body(None, [call], "tool_calls", model=model), {}
+    written = call["function"]["name"] + call["function"]["arguments"]
+    return 200, completion_body(None, [call], "tool_calls", model=model, usage=usage(body, written)), {}
 
 
 POOR: dict[str, Callable[[dict[str, Any]], Reply]] = {

@@ -26,6 +26,7 @@ from teachagent.cost import (
     fitted_d,
     predicted_total,
     price_of,
+    read_at_least,
     run_cost,
 )
 from teachagent.course.plots import plot_cumulative, plot_growth
@@ -495,3 +496,22 @@ def test_plot_cumulative_of_a_one_call_run(close_figures):
     measured, predicted = ax.get_lines()
     assert list(measured.get_ydata()) == [42]
     assert list(predicted.get_ydata()) == [42]
+
+
+def under_reported_run(reported: Usage) -> Run:
+    """A one-step run whose context we counted at 1,000 tokens and whose server reported `reported`."""
+    run = Run("t", "some server")
+    run.steps.append(Step(1, 1_000, Response([Text("done")], "end_turn", reported), []))
+    return run
+
+
+def test_a_call_is_priced_as_reading_at_least_our_count():
+    price = Price(input=1.0, output=0.0, cache_write=0.0, cache_read=0.0)  # one dollar per million input tokens
+    assert run_cost(under_reported_run(Usage(10, 5)), price) == pytest.approx(1_000 / 1e6)
+    assert run_cost(under_reported_run(Usage(1_300, 5)), price) == pytest.approx(1_300 / 1e6)  # a larger count stands
+
+
+def test_reported_cache_reads_stay_cache_reads_and_the_shortfall_is_uncached():
+    usage = read_at_least(Usage(100, 5, cache_read_input_tokens=600), 1_000)
+    assert (usage.input_tokens, usage.cache_read_input_tokens, usage.total_input_tokens) == (400, 600, 1_000)
+    assert read_at_least(Usage(900, 5, cache_read_input_tokens=600), 1_000) == Usage(900, 5, cache_read_input_tokens=600)

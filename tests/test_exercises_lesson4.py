@@ -16,7 +16,9 @@ import pytest
 from learner_objects import AlwaysEqual, Broken, LyingInt
 
 from teachagent import Agent, MemoryStore, ScriptedModel, Text, call, find_plan, latest_results, read_file_tool, write_plan
+from teachagent.exercises import lesson4
 from teachagent.exercises.lesson4 import REPLIES, check_progress, check_seat_finder, check_smallest_limit
+from teachagent.messages import Response
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "04_memory.ipynb"
 
@@ -264,6 +266,35 @@ def test_seat_finder_hostile(said, memory_file, hostile):
 def test_seat_finder_needs_the_note(said, tmp_path):
     check_seat_finder(seat_finder, tmp_path / "empty.sqlite")
     assert said("4.3") == "not yet: empty.sqlite holds no note about window seats: run the cell above the exercise\n"
+
+
+# section 1: why a context limit let a model that is not scripted make no call
+
+
+class Unscripted:
+    """A model that is not scripted and cannot count its own tokens: it answers at once."""
+
+    name = "a real model"
+
+    def complete(self, system, messages, tools, max_tokens):
+        return Response([Text("Done.")], "end_turn")
+
+
+def test_stopped_before_first_call_says_why_in_one_sentence(setting):
+    policy, tools, system, task = setting
+    limit = Agent(ScriptedModel(policy), tools, system).run(task).steps[0].context_tokens  # our count of c_1: it fits
+    run = Agent(Unscripted(), tools, system, max_context_tokens=limit).run(task)
+    assert run.steps == [] and run.outcome == "max_context_tokens"
+    why = lesson4.stopped_before_first_call(run, Unscripted(), limit)
+    assert why.startswith("your model's run made no call: ") and "one token per byte" in why and f"limit of {limit}" in why
+
+
+def test_stopped_before_first_call_is_none_after_a_call_or_for_a_scripted_model(setting):
+    policy, tools, system, task = setting
+    made_one = Agent(Unscripted(), tools, system, max_context_tokens=10_000).run(task)
+    assert lesson4.stopped_before_first_call(made_one, Unscripted(), 10_000) is None
+    scripted = Agent(ScriptedModel(policy), tools, system, max_context_tokens=1).run(task)
+    assert scripted.steps == [] and lesson4.stopped_before_first_call(scripted, ScriptedModel(policy), 1) is None
 
 
 # the quiz

@@ -16,6 +16,7 @@ from fake_openai import completion_body
 from teachagent.agent import Agent
 from teachagent.course import local
 from teachagent.course.local import GrammarModel, LocalServer, cut_off, grammar_step
+from teachagent.course.reference import CUT_OFF, describe
 from teachagent.messages import Text, ToolCall
 from teachagent.tools import tool
 
@@ -87,6 +88,8 @@ def test_a_reply_cut_off_mid_step_says_what_it_was_writing_not_a_fragment(fake, 
     run = Agent(model(fake), [weather]).run("Oslo?")
     assert run.outcome == "max_tokens" and run.answer is None
     assert run.steps[0].response.content == [Text(shown)]
+    described = describe(run.steps[0].response)  # shown as local mode's note, never quoted as the model's words
+    assert shown.startswith(CUT_OFF) and described.startswith(shown.split(")")[0]) and not described.startswith("wrote")
 
 
 def test_content_sent_as_a_list_of_text_parts_is_joined(fake):

@@ -105,6 +105,12 @@ def test_a_figure_needing_a_call_or_an_answer_says_why_it_is_undefined():
     assert undefined_because(scripted, "a tool call").startswith("not defined: the scripted run has no tool call")
 
 
+@pytest.mark.parametrize("stop, has_answer", [("end_turn", True), ("stop_sequence", True), ("max_tokens", False)])
+def test_a_reply_cut_off_at_max_tokens_is_no_answer_for_a_figure(stop, has_answer):
+    reply = Response([Text("The sum is 100")], stop, Usage(10, 4), "some model")
+    assert (undefined_because(reply) is None) is has_answer
+
+
 def test_long_answers_and_names_stay_on_one_short_line(capsys):
     class Wordy(Blurter):
         name = "wordy\nmodel " * 30

@@ -555,6 +555,43 @@ def test_in_replay_mode_real_model_run_plays_the_cassette_being_replayed(tmp_pat
     assert run.answer == "It is 42." and f"played from {replayed_now.resolve()}" in capsys.readouterr().out
 
 
+def test_every_mode_plays_the_run_recorded_at_the_mark_not_an_earlier_run_of_the_same_task(tmp_path, nothing_open,
+                                                                                            capsys):
+    answers = iter(["It is 42, the first time.", "It is 42, the second time."])
+
+    def moody(messages):  # a sampled model: the same request, another reply each run
+        return doubler(messages) if not latest_results(messages) else next(answers)
+
+    new = tmp_path / "cassettes" / "03_lesson.jsonl"
+    recorder = replay.cassette_model("record", new, ScriptedModel(moody), SMALL)
+    assert doubled(recorder).answer == "It is 42, the first time."  # a cell above runs the same task first
+    recorded = replay.real_model_run(doubled, new)
+    recorder.finish()
+    assert recorded.answer == "It is 42, the second time."
+    assert [r["kind"] for r in read_cassette(new)] == ["complete", "complete", "mark", "complete", "complete"]
+    nothing_open.clear()
+    offline = replay.real_model_run(doubled, new)  # a fresh player starts at the mark
+    replay.cassette_model("replay", new)
+    doubled(replay._in_use())  # replay: the cell above plays its run first
+    replayed = replay.real_model_run(doubled, new)
+    assert offline.answer == replayed.answer == "It is 42, the second time."
+    assert steps(offline) == steps(replayed)
+
+
+def test_a_player_without_the_mark_it_is_asked_to_start_at_starts_at_the_beginning(tmp_path):
+    cassette = shipped(tmp_path)
+    assert Player(cassette, start=replay.REAL_RUN)._asked == {}
+    assert doubled(Player(cassette, start=replay.REAL_RUN)).answer == "It is 42."
+
+
+def test_a_mark_is_checked_like_any_record(tmp_path):
+    cassette = shipped(tmp_path)
+    with cassette.open("a", encoding="utf-8") as f:
+        f.write('{"kind": "mark"}\n')
+    with pytest.raises(CassetteError, match="damaged"):
+        read_cassette(cassette)
+
+
 def test_real_model_run_lets_a_failing_live_model_fail_the_recording(tmp_path, nothing_open):
     def broken(system, messages, tools=(), max_tokens=1024):
         raise ConnectionError("the server went away")

@@ -66,6 +66,18 @@ def test_reprs_are_short_and_informative():
     assert isinstance(run.steps[0], Step)
 
 
+@pytest.mark.parametrize("reply, said_nothing", [(");", True), ("   ", True), ("", True), ("42", False), ("Ada.", False)])
+def test_a_final_reply_with_no_letter_or_digit_says_so_in_the_repr(reply, said_nothing):
+    run = Agent(ScriptedModel([reply])).run("t")
+    assert run.outcome == "answer" and run.said_nothing is said_nothing and run.answered is not said_nothing
+    assert ("outcome='answer' (said nothing)" in repr(run)) is said_nothing
+
+
+def test_a_run_that_stopped_otherwise_never_said_nothing():
+    run = Agent(ScriptedModel(lambda messages: call("shout", text="x")), [shout], max_steps=2).run("t")
+    assert run.outcome == "max_steps" and not run.said_nothing and "said nothing" not in repr(run)
+
+
 def test_a_scripted_run_says_so_in_its_repr_and_json():
     run = Agent(ScriptedModel(["hi"], name="tutor")).run("t")
     assert run.scripted and "tutor (scripted)" in repr(run)

@@ -212,6 +212,11 @@ def test_the_viewer_starts_at_step_1():
     assert viewer.page.value == step_html(run, 1)
 
 
+def test_the_viewer_repr_says_when_the_final_reply_said_nothing():
+    run = Agent(ScriptedModel([");"])).run("t")
+    assert repr(StepViewer(run)) == "StepViewer(1 steps, showing step 1, outcome 'answer' (said nothing))"
+
+
 def test_the_viewer_repr_is_the_same_for_identical_runs():
     assert repr(StepViewer(small_run())) == repr(StepViewer(small_run()))
 

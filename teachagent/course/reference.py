@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ..base.errors import CourseError
-from ..messages import Response
+from ..messages import STOPS, Response
 from ..models import Model, ScriptedModel, is_scripted
 from ..trace import OUTCOMES, Run, is_answer
 
@@ -39,6 +39,10 @@ _ENDINGS = {
     "refusal": "refused",
     "error": "stopped on a failed call",
 }
+
+
+# How local mode's note on a reply cut off inside its JSON begins (course/local.py, `cut_off`).
+CUT_OFF = "(cut off"
 
 
 def answered(run: Run) -> bool:
@@ -77,7 +81,11 @@ def describe(result: Run | Response) -> str:
             said = ", ".join(f"{c.name}({', '.join(f'{k}={v!r}' for k, v in c.input.items())})" for c in calls)
             return f"called {_cut(said, 80)} ({result.stop_reason})"
         text = result.text
-        wrote = f"wrote {_quoted(text)}" if text.strip() else "wrote no text"
+        if text.startswith(CUT_OFF):  # local mode's own note, not the model's words: shown as a note, not quoted
+            note, _, so_far = text.partition(") ")
+            wrote = f"{note.rstrip(')')})" + (f", after writing {_quoted(so_far)}" if so_far.strip() else "")
+        else:
+            wrote = f"wrote {_quoted(text)}" if text.strip() else "wrote no text"
         return f"{wrote} ({result.stop_reason}), no tool call"
     if not isinstance(result, Run):
         raise CourseError(f"describe takes a Run or a Response, not a {type(result).__name__}")
@@ -127,7 +135,8 @@ def undefined_because(result: Run | Response, needs: str = "an answer") -> str |
     if needs not in NEEDS:
         raise CourseError(f"undefined_because: needs is one of {', '.join(map(repr, NEEDS))}, not {needs!r}")
     if isinstance(result, Response):
-        has = bool(result.tool_calls) if needs == "a tool call" else (result.stop_reason != "tool_use" and is_answer(result.text))
+        has = bool(result.tool_calls) if needs == "a tool call" else (  # an answer as the loop takes one: not cut off
+            STOPS[result.stop_reason][0] == "answer" and is_answer(result.text))
         who = "the scripted reply" if result.model == "scripted" else f"your model's reply ({_cut(result.model, 60)})"
     elif isinstance(result, Run):
         has = any(s.response.tool_calls for s in result.steps) if needs == "a tool call" else answered(result)

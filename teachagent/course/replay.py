@@ -205,6 +205,10 @@ class Recorder:
         self.calls += 1
         return counted
 
+    def mark(self, label: str) -> None:
+        """Write a mark: the calls after it are the part of the notebook named `label` (a player can start there)."""
+        self._record({"kind": "mark", "label": label})
+
     def finish(self) -> Path:
         """Make the draft the cassette if the recording is whole; else delete it and say why."""
         if self.finished:
@@ -220,8 +224,9 @@ class Recorder:
 def read_cassette(path: str | Path) -> list[dict[str, Any]]:
     """The records of a cassette, each checked against teachagent/base/schemas/cassette.schema.json; a clear error otherwise.
 
-    A record is {"kind": "complete", "request", "response"} or
-    {"kind": "count_tokens", "request", "input_tokens"}; /1 records are read into this shape.
+    A record is {"kind": "complete", "request", "response"},
+    {"kind": "count_tokens", "request", "input_tokens"} or {"kind": "mark", "label"};
+    /1 records are read into this shape.
     """
     return _read(Path(path))[1]
 
@@ -259,6 +264,8 @@ def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 def _checked(record: dict[str, Any], found: str) -> dict[str, Any]:
     """One record, already checked against the schema, in the current shape."""
+    if record.get("kind") == "mark":
+        return {"kind": "mark", "label": record["label"]}
     request = dict(record["request"])
     if found == "teachagent.cassette/1":  # request_body leaves out an empty system prompt and no tools
         request = {name: value for name, value in request.items() if name not in ("system", "tools") or value}
@@ -273,10 +280,12 @@ class Player:
     The same request asked again gets its recorded answers in turn, and the last one
     again once they run out. If the recording counted tokens, the player can too.
     `source` is which model answered and how, as the header says (a cassette from before
-    headers said it: the model named in its first request).
+    headers said it: the model named in its first request). With `start`, the player begins
+    at the first mark of that label (`Recorder.mark`), as if the calls recorded before it had
+    been asked already: a part of a notebook played alone gets the replies it got when recorded.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, start: str | None = None) -> None:
         self.path = Path(path)
         header, records = _read(self.path)
         self.requests = [r["request"] for r in records if r["kind"] == "complete"]  # call n is requests[n - 1]
@@ -290,6 +299,11 @@ class Player:
             if record["kind"] == "complete":
                 self._answers.setdefault(_key(record["request"]), []).append(record["response"])
         self._asked: dict[str, int] = {}
+        if start is not None and any(r["kind"] == "mark" and r["label"] == start for r in records):
+            for record in itertools.takewhile(lambda r: not (r["kind"] == "mark" and r["label"] == start), records):
+                if record["kind"] == "complete":
+                    key = _key(record["request"])
+                    self._asked[key] = self._asked.get(key, 0) + 1
         if any(r["kind"] == "count_tokens" for r in records):
             self._counts = self._known_counts(records)
             self.count_tokens = self._count_tokens
@@ -448,14 +462,19 @@ def _in_use() -> Recorder | Player | None:
     return players[-1] if players else None
 
 
+REAL_RUN = "real_model_run"  # the mark before a recorded real_model_run's calls
+
+
 def real_model_run(run_on: Callable[[Model], Result], cassette: str | Path) -> Result | None:
     """What a real model did with the same task: `run_on` played from a recording, in every mode.
 
     `cassette` is the lesson's shipped recording of the small local model (seeded), relative
     to the notebook, e.g. "cassettes/03_agent_loop.jsonl". Offline, local and live, `run_on`
-    runs on a player of it. In record mode it runs on the recorder, so this run is in the new
-    recording too (the old cassette may be stale or missing); in replay mode, on the player of
-    the cassette being replayed. Prints one line: which model's recording, and what the run did.
+    runs on a player of it that starts where this run began when it was recorded (a mark),
+    so every mode plays the same run. In record mode it runs on the recorder, after writing
+    that mark, so this run is in the new recording too (the old cassette may be stale or
+    missing); in replay mode, on the player of the cassette being replayed, which has played
+    the calls before the mark by then. Prints one line: which model's recording, and what the run did.
     A cassette that is missing, or that does not hold this task, is one line saying so and the
     command that records it, and the result is None.
     """
@@ -467,10 +486,12 @@ def real_model_run(run_on: Callable[[Model], Result], cassette: str | Path) -> R
             print(f"no recording of a real model at {path} yet; record it with: {command}")
             return None
         try:
-            model = Player(path)
+            model = Player(path, start=REAL_RUN)
         except CassetteError as error:
             print(f"the recording at {path} cannot be played ({one_line(str(error))}); record it again with: {command}")
             return None
+    if isinstance(model, Recorder):
+        model.mark(REAL_RUN)
     try:
         result = run_on(model)
     except (CassetteError, AgentError) as error:

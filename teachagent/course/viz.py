@@ -206,7 +206,8 @@ class StepViewer:
     def __repr__(self) -> str:
         if not self.run or not self.run.steps:
             return "StepViewer(no steps yet)"
-        return f"StepViewer({len(self.run.steps)} steps, showing step {self.slider.value}, outcome {self.run.outcome!r})"
+        return (f"StepViewer({len(self.run.steps)} steps, showing step {self.slider.value}, outcome {self.run.outcome!r}"
+                f"{' (said nothing)' if self.run.said_nothing else ''})")
 
     def show(self, k: int) -> None:
         """Move to step k (clamped to the steps that exist), drawing it once."""

@@ -134,7 +134,8 @@ QUIZ = {
     "1.1": Question(
         answer="b",
         right="the Messages API keeps nothing between calls; the history reaches the model only because we send it again",
-        wrong={"a": "no Messages API call carries a session: a call with only the new message (section 3) got no name back",
+        wrong={"a": "no Messages API call carries a session: sent only the new message (section 3), the scripted "
+                    "receptionist could not say the name",
                "c": "the weights never change during a conversation; what the model knows of it is what it is sent"}),
     "1.2": Question(
         answer="b",

@@ -3,6 +3,7 @@
 4.1 `check_progress`: a function that reads how far a plan written in a reply has got.
 4.2 `check_smallest_limit`: the smallest `max_context_tokens` with which the trip agent still answers.
 4.3 `check_seat_finder`: a policy for a new session that finds a note in long-term memory with a tool.
+`stopped_before_first_call`: section 1's sentence on why a context limit let your model make no call at all.
 `QUIZ`: the key to the lesson's four quiz questions.
 
 Each check prints one line, "correct: ..." or "not yet: ..." (see `teachagent.exercises`).
@@ -20,9 +21,10 @@ from typing import Any
 
 from ..agent import Agent, AgentError
 from ..base.display import shorten
+from ..budget import request_bytes
 from ..memory import MemoryStore, memory_tools
 from ..messages import Message, tool_exchanges
-from ..models import Policy, ScriptedModel
+from ..models import Model, Policy, ScriptedModel, is_scripted
 from ..plan import find_plan, write_plan
 from ..tools import Tool
 from ..trace import Run
@@ -36,6 +38,23 @@ REPLIES = [
     "Packing list: rain jacket.",
     "Plan:\n1. [x] book the train\n2. [X] book the hotel\n3. [ ] pack",
 ]
+
+
+def stopped_before_first_call(run: Run, model: Model, limit: int) -> str | None:
+    """Why `run`, made under `max_context_tokens=limit`, was stopped before its first call; None if it made one.
+
+    Before a model's first reply, the agent cannot know how far that model's token count runs
+    above ours, so a model that cannot count for itself has its first context taken at one
+    token per byte of the request (`Budget.next_read`).
+    """
+    if run.steps or run.outcome != "max_context_tokens" or is_scripted(model):
+        return None
+    if getattr(model, "count_tokens", None) is not None:
+        return (f"your model's run made no call: the model's own count of its first context is over "
+                f"the limit of {limit} tokens")
+    read = request_bytes(run.system, [Message("user", run.task)], run.tools)
+    return (f"your model's run made no call: before a model's first reply the agent cannot tell how it counts "
+            f"tokens, so it takes the first request at one token per byte, {read:,} bytes here, over the limit of {limit}")
 
 
 def _pair(got: Any) -> tuple[int, int] | None:
@@ -183,10 +202,11 @@ QUIZ = {
     ),
     "4.4": Question(
         answer="b",
-        right="each sub-agent read its report in its own session, and that Z is counted too; the main agent's "
-              "context only ever held the one-line answers",
+        right="each sub-agent read its report in its own session, and that Z is counted too; in the scripted "
+              "reference the main agent's context only ever held their one-line answers",
         wrong={
-            "a": "a sub-agent is a model reading a context like any other: section 4 prints the sub-agents' Z",
+            "a": "a sub-agent is a model reading a context like any other: section 4 prints the Z of the scripted "
+                 "reference's sub-agents",
             "c": "only a sub-agent's final answer comes back, as a tool result; its context is never appended",
         },
     ),
