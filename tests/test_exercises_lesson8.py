@@ -52,6 +52,10 @@ def test_compare_Z_guess(capsys):
     assert said() == "you guessed Z = 3,000 tokens; the run measured Z = 6,000: 50% too low\n"
     compare_Z_guess(np.float64(6200), 6000)
     assert said() == "you guessed Z = 6,200 tokens; the run measured Z = 6,000: close\n"
+    compare_Z_guess(6200, 6000, "your policy's run (the scripted reference)")
+    assert said() == "you guessed Z = 6,200 tokens; your policy's run (the scripted reference) measured Z = 6,000: close\n"
+    compare_Z_guess(..., 6000, "your policy's run (the scripted reference)")
+    assert said().startswith("no guess yet: ")
 
 
 # 8.1: the note_titles tool

@@ -22,8 +22,12 @@ from .quizzes import Question
 SAMPLE_NOTES = Path(__file__).resolve().parents[1] / "capstone_notes"
 
 
-def compare_Z_guess(guess: Any, measured: int) -> None:
-    """Print one line: a guessed Z beside the measured one, or that there is no guess yet."""
+def compare_Z_guess(guess: Any, measured: int, whose: str = "the run") -> None:
+    """Print one line: a guessed Z beside the measured one, or that there is no guess yet.
+
+    `whose` names the run that measured it: under a model that is not scripted, the lesson
+    passes "your policy's run (the scripted reference)", so the line is not read as your model's.
+    """
     if guess is Ellipsis:
         print("no guess yet: write your guess in place of the ... above, run that cell, then this one")
         return
@@ -36,7 +40,7 @@ def compare_Z_guess(guess: Any, measured: int) -> None:
         return
     off = (value - measured) / measured
     side = "close" if abs(off) < 0.1 else f"{abs(off):.0%} too {'high' if off > 0 else 'low'}"
-    print(f"you guessed Z = {value:,.0f} tokens; the run measured Z = {measured:,}: {side}")
+    print(f"you guessed Z = {value:,.0f} tokens; {whose} measured Z = {measured:,}: {side}")
 
 
 def expected_titles(folder: str | Path) -> str:
