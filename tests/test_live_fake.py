@@ -22,7 +22,7 @@ MUST_SHOW = {
     "02_tools.ipynb": ["your model answered without calling add", "your model wrote no tool call", "no round trip",
                        "scripted reference: wrote 'The sum is 10000.'"],
     "04_memory.ipynb": ["long-term memory now holds nothing: it called no tool, and it answered",
-                        "step 2: (no plan written)", "a scripted session 1 saves it now"],
+                        ": (no plan written)", "a scripted session 1 saves it now"],
     "05_research_kl.ipynb": ["D_KL(0.5‖0.7) = 0.126 bits", "D_KL(0.7‖0.5) = 0.119 bits",
                              "the answer's numbers came from the tool", "articles read whole: 0 of 10",
                              "this run never read mutual-information"],
