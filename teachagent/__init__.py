@@ -65,7 +65,9 @@ from .research.corpus import Library
 from .research.researcher import QUESTION, kl_expression, read_everything, research_agent, search_and_excerpt, system_prompt
 
 # lesson 6: what the loop costs
-from .cost import PRICES, PRICES_CHECKED, Price, cached_usages, compare_Z, fitted_d, predicted_total, run_cost
+from .cost import (
+    PRICES, PRICES_CHECKED, Price, cached_usages, compare_Z, fitted_d, predicted_total, priced_usage, run_cost,
+)
 from .compaction import Compaction, is_compacted
 from .course.plots import plot_cumulative, plot_growth, plot_task_success
 
@@ -96,7 +98,7 @@ __all__ = [
     "search_and_excerpt", "system_prompt",
     # lesson 6
     "PRICES", "PRICES_CHECKED", "Price", "cached_usages", "compare_Z", "fitted_d", "plot_cumulative",
-    "plot_growth", "predicted_total", "run_cost", "Compaction", "is_compacted",
+    "plot_growth", "predicted_total", "priced_usage", "run_cost", "Compaction", "is_compacted",
     # lesson 7
     "Estimate", "SuccessExplorer", "flaky_agent", "floor_n50", "n50", "n50_approx", "plot_task_success", "run_flaky_agents",
     "simulate", "step_success", "task_success",

@@ -163,6 +163,17 @@ def run_cost(run: Run, model: str | Price, usages: list[Usage] | None = None) ->
     return sum(price.dollars(u) for u in usages)
 
 
+def priced_usage(*runs: Run) -> Usage:
+    """What `run_cost` prices for `runs`, added up over every call: the servers' counts, each input at least c_k.
+
+    Set beside Z (our count) it says where a price comes from: a real server counts with its
+    own tokenizer and chat template, and may report part of the input as cache reads.
+    """
+    used = [read_at_least(step.response.usage, step.context_tokens) for run in runs for step in run.steps]
+    return Usage(sum(u.input_tokens for u in used), sum(u.output_tokens for u in used),
+                 sum(u.cache_read_input_tokens for u in used), sum(u.cache_creation_input_tokens for u in used))
+
+
 def read_at_least(usage: Usage, c_k: int) -> Usage:
     """`usage`, with the input it reports below `c_k` added as uncached input tokens."""
     short = c_k - usage.total_input_tokens

@@ -26,6 +26,7 @@ from teachagent.cost import (
     fitted_d,
     predicted_total,
     price_of,
+    priced_usage,
     read_at_least,
     run_cost,
 )
@@ -515,3 +516,11 @@ def test_reported_cache_reads_stay_cache_reads_and_the_shortfall_is_uncached():
     usage = read_at_least(Usage(100, 5, cache_read_input_tokens=600), 1_000)
     assert (usage.input_tokens, usage.cache_read_input_tokens, usage.total_input_tokens) == (400, 600, 1_000)
     assert read_at_least(Usage(900, 5, cache_read_input_tokens=600), 1_000) == Usage(900, 5, cache_read_input_tokens=600)
+
+
+def test_priced_usage_adds_up_what_run_cost_prices():
+    runs = [under_reported_run(Usage(10, 5)), under_reported_run(Usage(100, 7, cache_read_input_tokens=1_200))]
+    total = priced_usage(*runs)
+    assert total == Usage(1_000 + 100, 12, cache_read_input_tokens=1_200)
+    price = PRICES["claude-haiku-5-5"]
+    assert price.dollars(total) == pytest.approx(sum(run_cost(run, price) for run in runs))

@@ -210,8 +210,9 @@ class StepViewer:
     def __repr__(self) -> str:
         if not self.run or not self.run.steps:
             return "StepViewer(no steps yet)"
-        return (f"StepViewer({plural(len(self.run.steps), 'step')}, showing step {self.slider.value}, outcome {self.run.outcome!r}"
-                f"{' (said nothing)' if self.run.said_nothing else ''})")
+        said = " (said nothing)" if self.run.said_nothing else ""
+        return (f"StepViewer({plural(len(self.run.steps), 'step')}, showing step {self.slider.value}, "
+                f"outcome {self.run.outcome!r}{said})")
 
     def show(self, k: int) -> None:
         """Move to step k (clamped to the steps that exist), drawing it once."""
