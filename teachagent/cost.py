@@ -17,7 +17,7 @@ run, prices a run in dollars, and works out what prompt caching changes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from .base.display import shorten
 from .base.errors import MOST_TOKENS, SettingError, check_number
@@ -153,31 +153,26 @@ def price_of(model: str | Price) -> Price:
 def run_cost(run: Run, model: str | Price, usages: list[Usage] | None = None) -> float:
     """Dollars for a run at `model`'s prices (a name in PRICES, or a `Price`): its own usage, or the `usages` given.
 
-    A call's own usage is priced as read at least our count c_k, like the budget counts it
-    (budget.py): input a server reported below c_k is added as uncached input, so a run is
-    never priced below the Z shown beside it. Cache reads a server reported stay cache reads.
+    A call's own usage is priced as reading at least our count c_k (`Usage.read_at_least`),
+    as the budget counts it, so a run is never priced below the Z shown beside it; cache
+    reads a server reported stay cache reads.
     """
     price = price_of(model)
-    if usages is None:
-        usages = [read_at_least(step.response.usage, step.context_tokens) for step in run.steps]
-    return sum(price.dollars(u) for u in usages)
+    return sum(price.dollars(u) for u in (usages if usages is not None else priced_usages(run)))
+
+
+def priced_usages(run: Run) -> list[Usage]:
+    """The usage `run_cost` prices for each call of `run`: the server's count, and at least c_k."""
+    return [step.response.usage.read_at_least(step.context_tokens) for step in run.steps]
 
 
 def priced_usage(*runs: Run) -> Usage:
-    """What `run_cost` prices for `runs`, added up over every call: the servers' counts, each input at least c_k.
+    """What `run_cost` prices for `runs`, added up over every call.
 
     Set beside Z (our count) it says where a price comes from: a real server counts with its
     own tokenizer and chat template, and may report part of the input as cache reads.
     """
-    used = [read_at_least(step.response.usage, step.context_tokens) for run in runs for step in run.steps]
-    return Usage(sum(u.input_tokens for u in used), sum(u.output_tokens for u in used),
-                 sum(u.cache_read_input_tokens for u in used), sum(u.cache_creation_input_tokens for u in used))
-
-
-def read_at_least(usage: Usage, c_k: int) -> Usage:
-    """`usage`, with the input it reports below `c_k` added as uncached input tokens."""
-    short = c_k - usage.total_input_tokens
-    return usage if short <= 0 else replace(usage, input_tokens=usage.input_tokens + short)
+    return sum((u for run in runs for u in priced_usages(run)), Usage())
 
 
 def cached_usages(run: Run) -> list[Usage]:

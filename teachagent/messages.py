@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from .base.display import shorten
-from .base.errors import CourseError, SettingError, check_number
+from .base.errors import CourseError, SettingError, check_number, exception_text
 from .base.formats import enum_from_table, unstorable
 
 Role = Literal["user", "assistant"]
@@ -301,6 +301,16 @@ class Usage:
         """Everything the model read on this call, cached or not."""
         return self.input_tokens + self.cache_read_input_tokens + self.cache_creation_input_tokens
 
+    def read_at_least(self, c_k: int) -> Usage:
+        """This usage with what it reports below our count `c_k` added as uncached input: a call read at least c_k.
+
+        The budget counts a call this way (budget.py) and so does its price (cost.py), so a
+        server that reports less than the request holds is never billed below the Z beside it.
+        """
+        short = c_k - self.total_input_tokens
+        return self if short <= 0 else Usage(self.input_tokens + short, self.output_tokens,
+                                             self.cache_read_input_tokens, self.cache_creation_input_tokens)
+
     def to_dict(self) -> dict[str, int]:
         return {
             "input_tokens": self.input_tokens,
@@ -441,7 +451,7 @@ def checked_reply(response: object) -> Response:
     except BadReply:
         raise
     except Exception as error:  # a property of a stand-in object that raises
-        raise BadReply(f"the reply could not be read: {type(error).__name__}: {shorten(str(error), 200)}") from None
+        raise BadReply(f"the reply could not be read: {exception_text(error)}") from None
     return response
 
 

@@ -27,7 +27,6 @@ from teachagent.cost import (
     predicted_total,
     price_of,
     priced_usage,
-    read_at_least,
     run_cost,
 )
 from teachagent.course.plots import plot_cumulative, plot_growth
@@ -513,9 +512,9 @@ def test_a_call_is_priced_as_reading_at_least_our_count():
 
 
 def test_reported_cache_reads_stay_cache_reads_and_the_shortfall_is_uncached():
-    usage = read_at_least(Usage(100, 5, cache_read_input_tokens=600), 1_000)
+    usage = Usage(100, 5, cache_read_input_tokens=600).read_at_least(1_000)
     assert (usage.input_tokens, usage.cache_read_input_tokens, usage.total_input_tokens) == (400, 600, 1_000)
-    assert read_at_least(Usage(900, 5, cache_read_input_tokens=600), 1_000) == Usage(900, 5, cache_read_input_tokens=600)
+    assert Usage(900, 5, cache_read_input_tokens=600).read_at_least(1_000) == Usage(900, 5, cache_read_input_tokens=600)
 
 
 def test_priced_usage_adds_up_what_run_cost_prices():
@@ -524,3 +523,20 @@ def test_priced_usage_adds_up_what_run_cost_prices():
     assert total == Usage(1_000 + 100, 12, cache_read_input_tokens=1_200)
     price = PRICES["claude-haiku-5-5"]
     assert price.dollars(total) == pytest.approx(sum(run_cost(run, price) for run in runs))
+
+
+def test_a_dollar_budget_counts_a_call_as_run_cost_prices_it():
+    """A server that reports less than the request holds: the budget's dollars are run_cost's, not the report's."""
+    class UnderReporting:
+        name = "under-reporting server"
+
+        def complete(self, system, messages, tools=(), max_tokens=1024):
+            return Response([Text("done")], "end_turn", Usage(1, 1))
+
+    price = PRICES["claude-haiku-5-5"]
+    agent = Agent(UnderReporting(), max_dollars=1.0, price=price)
+    run = agent.run("a task of a few words")
+    budget = agent.budget()
+    budget.add(run.steps[0].context_tokens, run.steps[0].response.usage)
+    assert budget.dollars == pytest.approx(run_cost(run, price))
+    assert budget.dollars > price.dollars(Usage(1, 1))  # priced on c_k, not on the report of 1 token

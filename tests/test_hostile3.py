@@ -621,3 +621,25 @@ def test_typed_input_the_loop_would_refuse_is_sent_back_to_the_person(typed, pro
 
     response = HumanModel(ask=ask).complete("", [Message("user", "hi")])
     assert response.text == "fine then" and problem in (asked[1] or "")
+
+
+def test_a_stand_in_whose_error_cannot_be_shown_is_still_a_one_line_bad_reply():
+    from teachagent.messages import BadReply, checked_reply
+
+    class Unshowable(Exception):
+        def __str__(self):
+            raise RuntimeError("no text")
+
+    class Haunted(ToolCall):
+        @property  # type: ignore[override]
+        def input(self):
+            raise Unshowable()
+
+        @input.setter
+        def input(self, value):
+            pass
+
+    response = Response([ToolCall("t", "f", {})], "tool_use")
+    response.content[0].__class__ = Haunted
+    with pytest.raises(BadReply, match=r"^the reply could not be read: Unshowable \(whose message could not be shown\)$"):
+        checked_reply(response)

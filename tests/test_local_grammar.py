@@ -15,8 +15,8 @@ from fake_openai import completion_body
 
 from teachagent.agent import Agent
 from teachagent.course import local
-from teachagent.course.local import GrammarModel, LocalServer, cut_off, grammar_step
-from teachagent.course.reference import CUT_OFF, describe
+from teachagent.course.local import CUT_OFF, GrammarModel, LocalServer, cut_off, grammar_step
+from teachagent.course.reference import describe
 from teachagent.messages import Text, ToolCall
 from teachagent.tools import tool
 

@@ -361,6 +361,9 @@ def grammar_step(content: Any, reply_id: str, finish: Any) -> list[Block]:
     return [Text(cut_off(written))] if written.strip() else []
 
 
+CUT_OFF = "(cut off"  # how every note on a step cut off mid-JSON begins: course/reference.describe says it, not quotes it
+
+
 def cut_off(written: str) -> str:
     """What an unfinished step was, in words: the tool it was calling, or the answer so far."""
     tool = re.match(r'\s*\{\s*"tool"\s*:\s*"([^"\\]{0,100})("?)', written)

@@ -26,6 +26,7 @@ from ..base.errors import CourseError
 from ..messages import STOPS, Response
 from ..models import Model, ScriptedModel, is_scripted
 from ..trace import OUTCOMES, Run, is_answer
+from .local import CUT_OFF
 
 Result = TypeVar("Result", Run, Response)
 
@@ -39,10 +40,6 @@ _ENDINGS = {
     "refusal": "refused",
     "error": "stopped on a failed call",
 }
-
-
-# How local mode's note on a reply cut off inside its JSON begins (course/local.py, `cut_off`).
-CUT_OFF = "(cut off"
 
 
 def answered(run: Run) -> bool:

@@ -299,11 +299,11 @@ class Player:
             if record["kind"] == "complete":
                 self._answers.setdefault(_key(record["request"]), []).append(record["response"])
         self._asked: dict[str, int] = {}
-        if start is not None and any(r["kind"] == "mark" and r["label"] == start for r in records):
-            for record in itertools.takewhile(lambda r: not (r["kind"] == "mark" and r["label"] == start), records):
-                if record["kind"] == "complete":
-                    key = _key(record["request"])
-                    self._asked[key] = self._asked.get(key, 0) + 1
+        at = next((i for i, r in enumerate(records) if r["kind"] == "mark" and r["label"] == start), 0)  # 0: no mark
+        for record in records[:at]:  # the calls before the mark count as asked
+            if record["kind"] == "complete":
+                key = _key(record["request"])
+                self._asked[key] = self._asked.get(key, 0) + 1
         if any(r["kind"] == "count_tokens" for r in records):
             self._counts = self._known_counts(records)
             self.count_tokens = self._count_tokens
