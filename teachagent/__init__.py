@@ -6,7 +6,7 @@ names its notebook. The ideas sit in this folder; what they stand on (errors, di
 schemas, file formats) is in `base/`, and the course machinery around them (modes,
 replay, notebook runner, views, plots, widgets) is in `course/`, which no idea imports
 (scripts/import_graph.py checks the floors). Importing the package loads none of the heavy libraries (anthropic,
-tiktoken, matplotlib, ipywidgets, jsonschema); each is imported inside the function that
+tiktoken, matplotlib, ipywidgets, jsonschema, mcp); each is imported inside the function that
 needs it.
 """
 
@@ -79,6 +79,10 @@ from .course.widgets import SuccessExplorer
 # lesson 8: the capstone, and an evaluation over tasks
 from .evaluation import EvalTask, Evaluation, TaskResult, compared, evaluate_agent
 
+# lesson 9: tools from another process (MCP)
+from .remote_tools import MCPServerError, MCPToolError, MCPTools, mcp_tools
+from .course.mcp_server import course_server_command
+
 __all__ = [
     # lesson 1
     "Claude", "STOPS", "STOP_REASONS", "Message", "Model", "OpenAICompatible", "RedactedThinking", "Response",
@@ -104,4 +108,6 @@ __all__ = [
     "simulate", "step_success", "task_success",
     # lesson 8
     "EvalTask", "Evaluation", "TaskResult", "compared", "evaluate_agent",
+    # lesson 9
+    "MCPServerError", "MCPToolError", "MCPTools", "course_server_command", "mcp_tools",
 ]

@@ -56,12 +56,15 @@ def at_least_one(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error).removeprefix("the value ")) from None
 
 
-USAGE = "%(prog)s [options]\n       %(prog)s notebook {record,replay} NOTEBOOK [--mode live|local] [--cassette PATH]"
+USAGE = ("%(prog)s [options]\n       %(prog)s notebook {record,replay} NOTEBOOK [--mode live|local] [--cassette PATH]"
+         "\n       %(prog)s mcp [--folder DIR] [--memory FILE] [--allow save_note]")
 NOTEBOOK_COMMANDS = ("notebook record runs a notebook against a real model (--mode live: Claude, or the server of "
                      "--base-url and --model; --mode local: the small model in this process) and records every call "
                      "to a cassette, notebooks/cassettes/<notebook>.jsonl unless --cassette says otherwise; notebook "
                      "replay runs it again from that cassette, with no key and no network. For instructors: record "
-                     "once, replay in class (teachagent notebook --help).")
+                     "once, replay in class (teachagent notebook --help). mcp serves the course's tools to an MCP "
+                     "client such as Claude Desktop or Claude Code, read-only unless --allow names a tool that writes "
+                     "(teachagent mcp --help).")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -171,6 +174,10 @@ class Shown:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["mcp"]:  # an MCP server: its stdout carries the protocol, so it is left exactly as it is
+        from .course.mcp_server import main as mcp_main
+
+        return mcp_main(argv[1:])
     for stream, errors in ((sys.stdout, "backslashreplace"), (sys.stderr, "backslashreplace"), (sys.stdin, "replace")):
         if isinstance(stream, io.TextIOWrapper):  # a terminal that cannot show Σ or é gets \u03a3 rather than a crash
             stream.reconfigure(errors=errors)
