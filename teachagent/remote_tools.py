@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import collections
 import concurrent.futures
 import json
 import logging
@@ -164,7 +163,8 @@ class MCPTools:
         self.skipped: dict[str, str] = {}
         self.tools: list[Tool] = []
         self.closed = False
-        self._strays: collections.deque[str] = collections.deque(maxlen=10)  # its stdout lines that are no MCP message
+        self._strays = 0  # lines the server wrote to stdout that are not MCP messages
+        self._last_stray = ""
         self._stderr = _StderrTail()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="teachagent MCP client", daemon=True)
@@ -231,7 +231,8 @@ class MCPTools:
     async def _noticed(self, message: Any) -> None:
         """The SDK's message handler: a line that is not an MCP message arrives here as an exception."""
         if isinstance(message, Exception):
-            self._strays.append(_unreadable_line(message))
+            self._strays += 1
+            self._last_stray = _unreadable_line(message)
 
     def _adopt(self, listing: list[dict[str, Any]], ask_first: bool | Collection[str] | None) -> None:
         """Turn each listed tool into a `Tool`; those that cannot be offered to a model go to `skipped`."""
@@ -316,8 +317,8 @@ class MCPTools:
     def _stray_note(self) -> str:
         if not self._strays:
             return ""
-        return (f"; it also wrote {len(self._strays)} line{'s' * (len(self._strays) > 1)} that "
-                f"{'are' if len(self._strays) > 1 else 'is'} not MCP messages, the last: {self._strays[-1]}")
+        lines = "lines that are not MCP messages" if self._strays > 1 else "line that is not an MCP message"
+        return f"; it also wrote {self._strays:,} {lines}, the last: {self._last_stray}"
 
     def _await(self, coroutine: Any, seconds: float) -> Any:
         """Run `coroutine` on this server's event loop; its result, or TimeoutError after `seconds` (then cancelled)."""
@@ -387,11 +388,10 @@ def _closed(error: BaseException) -> bool:
 def _unreadable_line(error: Exception) -> str:
     """The line the server wrote that is not an MCP message, as the SDK's parse error holds it, quoted and short."""
     errors = getattr(error, "errors", None)
-    try:
-        line = errors()[0]["input"] if callable(errors) else None
+    try:  # what failed to parse: the line itself, or the JSON value it held (a number, an object of other fields)
+        return shorten(repr(errors()[0]["input"]), 120) if callable(errors) else shorten(" ".join(str(error).split()), 120)
     except (IndexError, KeyError, TypeError):
-        line = None
-    return shorten(repr(line), 120) if isinstance(line, str) else shorten(" ".join(str(error).split()), 120)
+        return shorten(" ".join(str(error).split()), 120)
 
 
 async def _within(coroutine: Any, seconds: float) -> Any:
