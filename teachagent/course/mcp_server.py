@@ -124,5 +124,8 @@ def main(argv: list[str]) -> int:
     except CourseError as error:
         print(f"teachagent mcp: {shorten(' '.join(str(error).split()), 400)}", file=sys.stderr)
         return 2
-    serve(tools)
+    try:
+        serve(tools)
+    except KeyboardInterrupt:  # Ctrl-C in a terminal where it was started by hand: stop quietly
+        return 130
     return 0
