@@ -300,7 +300,6 @@ class MCPTools:
     def _call_failed(self, raised: Exception) -> str:
         """One line on a call that got no usable result: the server ended, refused, or answered nonsense."""
         from mcp.shared.exceptions import MCPError
-        from pydantic import ValidationError
 
         error = _first_of(raised)
         if _closed(error):
@@ -308,7 +307,7 @@ class MCPTools:
                     f"{self._stderr.last_line()}{self._stray_note()}")
         if isinstance(error, MCPError):
             return f"the MCP server {self.server!r} refused the call: {shorten(str(error), 300)} (error {error.error.code})"
-        if isinstance(error, ValidationError):
+        if isinstance(error, ValueError):  # pydantic's ValidationError: the reply has no shape of a tool result
             return f"the MCP server {self.server!r} answered with something that is not a tool result"
         if "structured content" in str(error):  # the SDK checks a result against the output schema the tool declared
             return f"the MCP server {self.server!r} answered against its own output schema: {exception_text(error, 200)}"
@@ -379,7 +378,7 @@ def _first_of(error: BaseException) -> BaseException:
 def _closed(error: BaseException) -> bool:
     """Whether `error` says the connection closed: the server ended, or closed its end."""
     from mcp.shared.exceptions import MCPError
-    from mcp_types import CONNECTION_CLOSED
+    from mcp.types import CONNECTION_CLOSED
 
     error = _first_of(error)
     return isinstance(error, MCPError) and error.error.code == CONNECTION_CLOSED
@@ -399,7 +398,7 @@ async def _within(coroutine: Any, seconds: float) -> Any:
 
 
 def _page(cursor: str | None) -> Any:
-    from mcp_types import PaginatedRequestParams
+    from mcp.types import PaginatedRequestParams
 
     return None if cursor is None else PaginatedRequestParams(cursor=cursor)
 

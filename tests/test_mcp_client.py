@@ -28,6 +28,8 @@ from teachagent.remote_tools import GRACE, MAX_RESULT_CHARS, result_text, tool_f
 
 HOSTILE = Path(__file__).parent / "mcp_servers" / "hostile.py"
 TIMEOUT = 2.0  # seconds a call may wait here: long enough for a busy machine, short enough for a test
+# whether a process still runs is asked with signal 0, which on Windows would be a Ctrl-C to it instead
+by_signal_0 = pytest.mark.skipif(sys.platform == "win32", reason="asks whether a process runs with signal 0 (POSIX)")
 
 
 def hostile(mode: str, *more: str, **options) -> MCPTools:
@@ -93,6 +95,7 @@ def test_a_server_that_dies_mid_call_gives_one_error_and_the_loop_goes_on():
         assert again.is_error and "has closed the connection" in again.content and seconds < 1
 
 
+@by_signal_0
 def test_a_server_that_hangs_gives_an_error_within_the_time_limit_and_is_killed_at_close(tmp_path):
     pidfile = tmp_path / "pid"
     server = hostile("hangs", str(pidfile))
@@ -149,6 +152,7 @@ def test_lines_that_are_not_mcp_messages():
                                    "'this is not JSON'")
 
 
+@by_signal_0
 def test_a_server_that_cannot_start_is_one_line(tmp_path):
     with pytest.raises(MCPServerError, match=r"^the MCP server 'no-such-program-here' could not be started: "):
         mcp_tools(["no-such-program-here"])
@@ -174,6 +178,7 @@ def test_a_time_limit_is_a_number():
         mcp_tools([sys.executable, str(HOSTILE), "dies"], timeout=float("nan"))
 
 
+@by_signal_0
 def test_no_server_outlives_the_program_that_started_it(tmp_path):
     pidfile = tmp_path / "pid"
     script = textwrap.dedent(f"""

@@ -81,8 +81,9 @@ def course_server_command(folder: str | Path | None = None, memory: str | Path |
 
 def serve(tools: list[Tool]) -> None:
     """Serve `tools` over stdin and stdout until the client closes the connection."""
-    import anyio
-    import mcp_types as types
+    import asyncio
+
+    import mcp.types as types
     from mcp.server.lowlevel import Server
     from mcp.server.stdio import stdio_server
 
@@ -95,7 +96,7 @@ def serve(tools: list[Tool]) -> None:
 
     async def call_tool(context: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         call = ToolCall("mcp", params.name, dict(params.arguments or {}))
-        result = await anyio.to_thread.run_sync(dispatcher, call)  # the dispatcher waits for the tool's time limit
+        result = await asyncio.to_thread(dispatcher, call)  # the dispatcher waits at most the tool's time limit
         return types.CallToolResult(content=[types.TextContent(type="text", text=result.content)],
                                     is_error=result.is_error)
 
@@ -105,7 +106,7 @@ def serve(tools: list[Tool]) -> None:
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
-    anyio.run(run)
+    asyncio.run(run())
 
 
 def main(argv: list[str]) -> int:
