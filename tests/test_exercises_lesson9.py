@@ -117,13 +117,12 @@ SHOUTER = textwrap.dedent('''
 ''')
 
 
-def over_mcp(code: str, folder: Path, approve=None, **options):
+def over_mcp(code: str, folder: Path, **options):
     def shout_over_mcp(text):
         path = folder / "shout_server.py"
         path.write_text(code, encoding="utf-8")
         with mcp_tools([sys.executable, str(path)], **options) as shouter:
-            return Dispatcher(shouter.tools, **({"approve": approve} if approve else {}))(
-                ToolCall("s1", "shout", {"text": text}))
+            return Dispatcher(shouter.tools)(ToolCall("s1", "shout", {"text": text}))
 
     return shout_over_mcp
 
@@ -134,9 +133,9 @@ def test_own_server_right(said, tmp_path):
     assert said("9.3") == "correct: your server shouted 'TOOLS CAN LIVE ELSEWHERE!' from another process\n"
 
 
-def test_own_server_not_approved(said, tmp_path):
-    code = SHOUTER.format(body="text.upper()")
-    check_own_server(code, over_mcp(code, tmp_path, approve=lambda call: False))
+def test_own_server_not_approved(said):
+    declined = ToolResult("s1", "the user did not approve this call to 'shout', so it was not run", is_error=True)
+    check_own_server(SHOUTER.format(body="text.upper()"), lambda text: declined)  # what a "no" gives, as in lesson 2
     assert said("9.3").startswith("not yet: the call was not run: its server does not mark shout read-only")
 
 

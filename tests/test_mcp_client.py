@@ -32,6 +32,15 @@ TIMEOUT = 2.0  # seconds a call may wait here: long enough for a busy machine, s
 by_signal_0 = pytest.mark.skipif(sys.platform == "win32", reason="asks whether a process runs with signal 0 (POSIX)")
 
 
+@pytest.fixture(autouse=True)
+def quick_sdk_shutdown(monkeypatch):
+    """The SDK gives a server 2 s to end after its stdin closes, then 2 s after SIGTERM before SIGKILL; a hostile
+    server here uses them all, idle time for a test. The order of the steps is unchanged. (Names of the SDK's
+    own: if one is renamed, the waits are just longer.)"""
+    for name in ("PROCESS_TERMINATION_TIMEOUT", "FORCE_KILL_TIMEOUT"):
+        monkeypatch.setattr(f"mcp.client.stdio.{name}", 0.3, raising=False)
+
+
 def hostile(mode: str, *more: str, **options) -> MCPTools:
     options.setdefault("timeout", TIMEOUT)
     options.setdefault("start_timeout", 30)
@@ -183,7 +192,9 @@ def test_no_server_outlives_the_program_that_started_it(tmp_path):
     pidfile = tmp_path / "pid"
     script = textwrap.dedent(f"""
         import sys
+        import mcp.client.stdio
         from teachagent import mcp_tools
+        mcp.client.stdio.PROCESS_TERMINATION_TIMEOUT = mcp.client.stdio.FORCE_KILL_TIMEOUT = 0.3  # as quick_sdk_shutdown
         server = mcp_tools([sys.executable, {str(HOSTILE)!r}, "hangs", {str(pidfile)!r}])
         print(server.tools[0].name, flush=True)
     """)  # ends without close(), the server ignoring the end of its stdin and SIGTERM
