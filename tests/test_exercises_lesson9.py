@@ -100,8 +100,9 @@ def test_as_result_wrong(said, as_result, problem):
     assert line.startswith("not yet: ") and problem in line, line
 
 
-# 9.3: each check starts the learner's server (about 2 s, most of it importing the SDK), so a few cases only;
-# tests/test_mcp_client.py tries the ways a server can fail on mcp_tools itself
+# 9.3. A server written with the SDK's MCPServer takes about 2 s to start (most of it importing the SDK), so only the
+# right answer uses one; the other cases use the same server written with the standard library alone (JSON-RPC by
+# hand, as in tests/mcp_servers/hostile.py), which starts at once. The check cannot tell them apart: both speak MCP.
 
 SHOUTER = textwrap.dedent('''
     from mcp.server.mcpserver import MCPServer
@@ -115,6 +116,30 @@ SHOUTER = textwrap.dedent('''
 
     server.run()
 ''')
+
+QUICK_SHOUTER = textwrap.dedent('''
+    import json, sys
+
+    SHOUT = {{"name": "{name}", "description": "Return the text in capital letters.", "inputSchema": {{
+        "type": "object", "properties": {{"text": {{"type": "string"}}}}, "required": ["text"]}}}}
+    for line in sys.stdin:
+        message = json.loads(line)
+        if "id" not in message:
+            continue
+        if message["method"] == "initialize":
+            result = {{"protocolVersion": message["params"]["protocolVersion"], "capabilities": {{"tools": {{}}}},
+                      "serverInfo": {{"name": "quick-shouter", "version": "0"}}}}
+        elif message["method"] == "tools/list":
+            result = {{"tools": [SHOUT]}}
+        else:
+            text = message["params"]["arguments"]["text"]
+            result = {{"content": [{{"type": "text", "text": {body}}}]}}
+        print(json.dumps({{"jsonrpc": "2.0", "id": message["id"], "result": result}}), flush=True)
+''')
+
+
+def quick(body: str = "text.upper()", name: str = "shout") -> str:
+    return QUICK_SHOUTER.format(body=body, name=name)
 
 
 def over_mcp(code: str, folder: Path, **options):
@@ -135,14 +160,16 @@ def test_own_server_right(said, tmp_path):
 
 def test_own_server_not_approved(said):
     declined = ToolResult("s1", "the user did not approve this call to 'shout', so it was not run", is_error=True)
-    check_own_server(SHOUTER.format(body="text.upper()"), lambda text: declined)  # what a "no" gives, as in lesson 2
+    check_own_server(quick(), lambda text: declined)  # what a "no" gives, as in lesson 2
     assert said("9.3").startswith("not yet: the call was not run: its server does not mark shout read-only")
 
 
 @pytest.mark.parametrize(("code", "problem"), [  # found by the check's own look at the server: shout_over_mcp is not run
-    (SHOUTER.format(body="text.lower()"), "gave 'tools can live elsewhere', which does not start with 'TOOLS CAN LIVE"),
-    (SHOUTER.format(body="text.upper()").replace("server.run()", "raise SystemExit('no run today')"),
-     "the server did not start"),
+    (quick("text.lower()"), "gave 'tools can live elsewhere', which does not start with 'TOOLS CAN LIVE"),
+    (quick(name="yell"), "the server lists ['yell'], and no tool named 'shout'"),
+    (quick().replace("for line in sys.stdin:", "raise SystemExit('no run today')\nfor line in sys.stdin:"),
+     "the server did not start: the MCP server"),
+    (SHOUTER.format(body="text.upper()").replace("from mcp", "from no_such_sdk"), "No module named 'no_such_sdk'"),
 ])
 def test_own_server_wrong(said, code, problem):
     check_own_server(code, lambda text: pytest.fail("not to be called"))
@@ -150,13 +177,16 @@ def test_own_server_wrong(said, code, problem):
     assert line.startswith("not yet: ") and problem in line, line
 
 
-SERVER_OF_THE_CHECK = SHOUTER.format(body="text.upper()")
+SERVER_OF_THE_CHECK = quick()
 
 
 @pytest.mark.parametrize(("code", "shout_over_mcp", "problem"), [
     (..., None, "`server_code` is still ..."),
     (Broken(), None, "`server_code` should be text"),
+    (SERVER_OF_THE_CHECK, lambda text: ..., "is still ..."),
+    (SERVER_OF_THE_CHECK, lambda text: AlwaysEqual(), "should be text"),
     (SERVER_OF_THE_CHECK, lambda text: sys.exit(0), "your code called sys.exit()"),
+    (SERVER_OF_THE_CHECK, lambda text: text.lower(), "the server answers 'TOOLS CAN LIVE ELSEWHERE'"),
 ])
 def test_own_server_gaps_and_hostile_objects(said, code, shout_over_mcp, problem):
     check_own_server(code, shout_over_mcp)
