@@ -12,8 +12,10 @@ subprocess by its `timeout`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -35,13 +37,14 @@ from teachagent import (
 from teachagent.course.mcp_server import INSTRUCTIONS, course_tools
 
 
-async def talk(command: list[str]) -> dict:
+async def talk(command: list[str], stack: contextlib.ExitStack) -> dict:
     """initialize, tools/list and three tools/call, with the SDK's own client, as plain JSON."""
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     server = StdioServerParameters(command=command[0], args=command[1:])
-    async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+    errlog = stack.enter_context(tempfile.TemporaryFile("w+"))  # the server's stderr: pytest-xdist's has no file descriptor
+    async with stdio_client(server, errlog=errlog) as (read, write), ClientSession(read, write) as session:
         initialized = await asyncio.wait_for(session.initialize(), 60)
         listed = await asyncio.wait_for(session.list_tools(), 10)
         calls = [("calculate", {"expression": "log2(8)"}), ("read", {"doc_id": "no-such-article"}),
@@ -53,7 +56,8 @@ async def talk(command: list[str]) -> dict:
 
 
 def test_the_server_answers_initialize_tools_list_and_tools_call():
-    said = asyncio.run(talk([sys.executable, "-m", "teachagent", "mcp"]))
+    with contextlib.ExitStack() as stack:
+        said = asyncio.run(talk([sys.executable, "-m", "teachagent", "mcp"], stack))
     assert said["initialized"]["serverInfo"]["name"] == "teachagent"
     assert said["initialized"]["instructions"] == INSTRUCTIONS
     assert "tools" in said["initialized"]["capabilities"]
