@@ -2,8 +2,8 @@
 
 The client here is the `mcp` SDK's own `ClientSession` over `stdio_client`, as Claude
 Desktop or any agent SDK would connect: `initialize`, `tools/list`, `tools/call`. Then
-the course's `mcp_tools` over the same server, and lesson 5's research run over it,
-which must be the in-process run: the same answer, the same Z. Options the server cannot
+the course's `mcp_tools` over the server with its options, and lesson 5's research run
+over it, which must be the in-process run: the same answer, the same Z. Options the server cannot
 use end it at once with one line on stderr and exit code 2, with nothing on stdout (the
 protocol's channel). Every server is bounded by the client's time limits, every
 subprocess by its `timeout`.
@@ -75,7 +75,7 @@ def test_the_server_answers_initialize_tools_list_and_tools_call():
     assert [r["isError"] for r in said["results"]] == [False, True, True]
 
 
-def test_a_folder_and_a_memory_file_are_served_read_only_unless_save_note_is_named(tmp_path):
+def test_a_folder_and_a_memory_file_are_served_read_only_unless_save_note_is_named_and_lesson_5_runs_over_it(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.txt").write_text("alpha", encoding="utf-8")
     (tmp_path / "secret.txt").write_text("not yours", encoding="utf-8")
@@ -89,6 +89,8 @@ def test_a_folder_and_a_memory_file_are_served_read_only_unless_save_note_is_nam
         outside = tools(ToolCall("2", "read_file", {"path": "../secret.txt"}))
         assert outside.is_error and "not yours" not in outside.content
         assert tools(ToolCall("3", "search_notes", {"query": "Tuesday"})).content == "[1] the meeting is on Tuesday"
+        research_tools = [t for t in server if t.name in ("search", "read", "calculate")]
+        lesson_5s_run_over_mcp(research_tools)
     with mcp_tools(course_server_command(memory=notes, allow=["save_note"])) as server:
         assert [t.name for t in server][-3:] == ["save_note", "search_notes", "list_notes"]
         assert [t.name for t in server if t.ask_first] == ["save_note"]  # the one that writes asks a person first
@@ -119,11 +121,10 @@ def test_course_tools_refuses_what_it_cannot_serve(tmp_path):
     assert [t.name for t in course_tools()] == ["search", "read", "calculate"]
 
 
-def test_lesson_5s_research_run_over_mcp_is_the_in_process_run():
+def lesson_5s_run_over_mcp(tools):
+    """Lesson 5's research run with `tools` served over MCP is the in-process run: the same answer, the same Z."""
     library = Library()
     in_process = research_agent("excerpt", library=library).run(QUESTION)
-    with mcp_tools(course_server_command()) as server:
-        over_mcp = Agent(ScriptedModel(search_and_excerpt(library)), server.tools, system_prompt(library),
-                         max_steps=15).run(QUESTION)
+    over_mcp = Agent(ScriptedModel(search_and_excerpt(library)), tools, system_prompt(library), max_steps=15).run(QUESTION)
     assert over_mcp.answer == in_process.answer and over_mcp.outcome == "answer"
     assert over_mcp.context_sizes == in_process.context_sizes and over_mcp.Z == in_process.Z
