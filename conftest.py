@@ -35,7 +35,7 @@ def pytest_xdist_auto_num_workers(config):
 
 def pytest_collection_modifyitems(config, items):
     """Every notebook cell nbval collects is marked `notebook`, as a test that starts a kernel is by hand,
-    so the quick tier (README, Tests) leaves them out.
+    so the quick tier (docs/tests.md) leaves them out.
 
     Then the files go out longest first: those with the most tests that start a kernel or fuzz
     (a notebook's cells count as one, sharing one kernel), so that no long file is left to run

@@ -20,7 +20,7 @@ from timing import Row, interleaved
 
 ROOT = Path(__file__).resolve().parent.parent
 ROUNDS = 3
-QUICK = "not notebook and not browser and not local and not fuzz and not server"  # the README's quick tier
+QUICK = "not notebook and not browser and not local and not fuzz and not server"  # the quick tier of docs/tests.md
 
 
 def run(command: list[str]) -> None:
@@ -69,6 +69,6 @@ def rows() -> list[Row]:
          + (f" (FAILED, exit {status})" if status else ""), whole, None, "s"),
         (group, f"pytest -m browser, the browser step, one run ({browser})", browser_time, None, "s"),
         (group, f"pytest -m local, the small real model's step, one run ({local})", local_time, None, "s"),
-        (group, "the quick tier (README, Tests), one run", quick, None, "s"),
+        (group, "the quick tier (docs/tests.md), one run", quick, None, "s"),
         (group, "the quick tier / the whole suite", quick / whole, None, "x"),
     ]

@@ -14,7 +14,7 @@ settings.load_profile("teachagent")
 @pytest.fixture(autouse=True)
 def servers_are_marked(request):
     """A test that starts a fake API server must say so with `@pytest.mark.server`, which keeps it out of
-    the quick tier (README, Tests): otherwise that tier would quietly grow servers again."""
+    the quick tier (docs/tests.md): otherwise that tier would quietly grow servers again."""
     from fake_anthropic import FakeAnthropic
 
     before = FakeAnthropic.started

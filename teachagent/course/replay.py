@@ -1,4 +1,4 @@
-"""Record a live run once, replay it anywhere (the instructor's guide in README.md).
+"""Record a live run once, replay it anywhere (the instructors' guide, docs/instructors.md).
 
 A workshop has one API key and thirty learners. The instructor runs a notebook once in
 `record` mode: every exchange with the live model (our request, its response and its
