@@ -7,12 +7,15 @@ another: pytest's start-up plus one empty kernel per notebook, started, waited f
 shut down in turn. The two take turns over a few rounds. The whole `pytest` (unit tests
 and notebooks, without the steps of their own) is timed once, then `pytest -m browser` and
 `pytest -m local` once each, and the quick tier once: each of the first three takes a minute or two.
+Last, the course's site is built once (`python -m teachagent site`, docs/site.md), into a
+temporary folder.
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -60,6 +63,8 @@ def rows() -> list[Row]:
     browser_time, _, browser = step([*pytest, "-m", "browser"])
     local_time, _, local = step([*pytest, "-m", "local"])
     quick, _, _ = step([*pytest, "-m", QUICK])
+    with tempfile.TemporaryDirectory() as folder:
+        site, built, _ = step([sys.executable, "-m", "teachagent", "site", "--out", str(Path(folder) / "site")])
     group = f"e. course, {len(notebooks)} notebooks"
     return [
         (group, "pytest notebooks (nbval, every lesson re-executed, -n auto)", *t["lessons"], "s"),
@@ -71,4 +76,6 @@ def rows() -> list[Row]:
         (group, f"pytest -m local, the small real model's step, one run ({local})", local_time, None, "s"),
         (group, "the quick tier (docs/tests.md), one run", quick, None, "s"),
         (group, "the quick tier / the whole suite", quick / whole, None, "x"),
+        (group, "python -m teachagent site, the course's website built offline, one run"
+         + (f" (FAILED, exit {built})" if built else ""), site, None, "s"),
     ]
