@@ -26,14 +26,14 @@ import nbformat
 import pytest
 from browser import BROWSER, NOTEBOOKS, chromium_page, wait_until
 
-from teachagent.course.site import PAGES, lessons
+from teachagent.course.site import lessons, pages
 
 pytestmark = BROWSER
 
 ROOT = NOTEBOOKS.parent
 LESSONS = lessons(ROOT)
 LESSON_PAGES = [f"notebooks/{path.stem}.html" for path in LESSONS]
-OTHER_PAGES = ["index.html"] + [str(Path(page).with_suffix(".html")) for _, group in PAGES for page in group]
+OTHER_PAGES = ["index.html"] + [str(Path(page).with_suffix(".html")) for _, group in pages(ROOT) for page in group]
 ANSWER = re.compile(r"(?:exercise|quiz) \d+\.\d+: correct")  # a check's verdict on a solved exercise
 
 

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from teachagent.course import site
-from teachagent.course.site import PAGES, Launch, SiteError, fold, lessons, mermaid_dist, remote_assets
+from teachagent.course.site import PAGES, Launch, SiteError, fold, lessons, mermaid_dist, pages, remote_assets
 from teachagent.exercises.reveal import solution_source
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -124,10 +124,17 @@ def test_the_lessons_are_the_notebooks_folder_in_order():
 
 
 def test_every_page_of_docs_is_on_the_site_and_every_page_of_the_site_exists():
-    listed = [page for _, group in PAGES for page in group]
+    listed = [page for _, group in pages(ROOT) for page in group]
     assert [page for page in listed if not (ROOT / page).is_file()] == []
     assert {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")} <= set(listed)
-    assert {"notebooks/troubleshooting.md", "docs/instructors.md", "CONTRIBUTING.md"} <= set(listed)
+    assert {"notebooks/troubleshooting.md", "docs/instructors.md", "CONTRIBUTING.md"} <= {p for _, g in PAGES for p in g}
+
+
+def test_a_new_page_of_docs_joins_the_site_under_more(tmp_path):
+    (tmp_path / "docs").mkdir()
+    for name in ("models.md", "zebra.md", "mcp.md"):
+        (tmp_path / "docs" / name).write_text(f"# {name}\n", encoding="utf-8")
+    assert pages(tmp_path) == [*PAGES, ("More", ["docs/mcp.md", "docs/zebra.md"])]
 
 
 def test_a_page_that_would_load_anything_from_another_host_is_found(tmp_path):

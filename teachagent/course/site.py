@@ -60,6 +60,7 @@ README_LINK = re.compile(r"(\]\((?:\.\./)*)README\.md(?=[)#])")  # the README is
 MERMAID_FENCE = re.compile(r"^```mermaid[ \t]*$", re.MULTILINE)
 MERMAID_FILES = "mermaid.esm.min.mjs"  # the module the page imports; it imports its chunks from chunks/mermaid.esm.min/
 # The site's pages after the lessons, in the sidebar's order: (caption, [files relative to the clone]).
+# A page of docs/ not named here is on the site too, under "More" (`pages`).
 PAGES = [
     ("Taking the course", ["docs/exercises.md", "docs/models.md", "notebooks/troubleshooting.md", "docs/errors.md"]),
     ("Teaching it", ["docs/instructors.md", "docs/installing.md", "docs/site.md"]),
@@ -74,6 +75,13 @@ class SiteError(CourseError):
 def lessons(root: Path) -> list[Path]:
     """Every lesson of the clone at `root`, in order: the notebooks named NN_topic.ipynb."""
     return sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def pages(root: Path) -> list[tuple[str, list[str]]]:
+    """The site's other pages, grouped as the sidebar shows them: PAGES, then any other page of docs/."""
+    named = {page for _, group in PAGES for page in group}
+    more = [f"docs/{path.name}" for path in sorted((root / "docs").glob("*.md")) if f"docs/{path.name}" not in named]
+    return PAGES + [("More", more)] if more else list(PAGES)
 
 
 @dataclass
@@ -217,8 +225,8 @@ def write_sources(root: Path, source: Path, launch: Launch, solution: Callable[[
         nbformat.write(fold(notebook, path.name, launch, solution, mermaid is not None),
                        _mkdir(source / "notebooks") / path.name)
         shutil.copy(path, downloads / path.name)  # the download link gives the lesson as committed
-    pages = [page for _, group in PAGES for page in group]
-    for page in pages:
+    groups = pages(root)
+    for page in [page for _, group in groups for page in group]:
         if not (root / page).is_file():
             raise SiteError(f"the site's page {page} is missing")
         text = (root / page).read_text(encoding="utf-8")
@@ -226,7 +234,7 @@ def write_sources(root: Path, source: Path, launch: Launch, solution: Callable[[
     if (root / "docs" / "images").is_dir():
         shutil.copytree(root / "docs" / "images", source / "docs" / "images")
     toctrees = [toctree("Lessons", [f"notebooks/{p.stem}" for p in found])]
-    toctrees += [toctree(caption, [str(Path(page).with_suffix("")) for page in group]) for caption, group in PAGES]
+    toctrees += [toctree(caption, [str(Path(page).with_suffix("")) for page in group]) for caption, group in groups]
     readme = (root / "README.md").read_text(encoding="utf-8")
     (source / "index.md").write_text(readme + "\n" + "\n".join(toctrees), encoding="utf-8")
     extensions = ["myst_nb", "sphinx-mathjax-offline"]
@@ -280,7 +288,7 @@ def build(root: Path, out: Path, launch: Launch, solution: Callable[[str], str],
     write_sources(root, source, launch, solution, mermaid)
     if out.exists():
         shutil.rmtree(out)
-    progress(f"building {len(lessons(root))} lessons and {sum(len(g) for _, g in PAGES) + 1} pages into {out} ...")
+    progress(f"building {len(lessons(root))} lessons and {sum(len(g) for _, g in pages(root)) + 1} pages into {out} ...")
     warnings = source / "warnings.txt"
     code = build_main(["-b", "html", "-Q", "-W", "--keep-going", "-w", str(warnings),
                        "-d", str(source / "_doctrees"), str(source), str(out)])
