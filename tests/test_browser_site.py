@@ -7,7 +7,8 @@ another host refused, and must load with no error in the console; its maths must
 by MathJax; each lesson's diagrams must be drawn (skipped, with the reason, on a site built
 without Mermaid); nothing a lesson folds (the output that answers a prediction, a reference
 solution) may be visible before its button is clicked, and each must show after the click.
-Every link between the site's pages, anchors included, must resolve. Marked `browser`: the
+Every link between the site's pages, anchors included, must resolve, and each lesson's plots
+must be images on its page. Marked `browser`: the
 browser step (`pytest -m browser`) runs it, never the README's `pytest`.
 """
 
@@ -212,3 +213,11 @@ def test_each_lesson_links_a_way_to_run_it_and_its_notebook_to_download(built, n
     assert notebook.name in page.links  # the notebook as committed, beside its page
     assert (built / "notebooks" / notebook.name).read_bytes() == notebook.read_bytes()
     assert "../index.html" in page.links  # the README's first commands
+
+
+@pytest.mark.parametrize("notebook", LESSONS, ids=lambda path: path.name)
+def test_each_plot_of_a_lesson_is_an_image_on_its_page(built, notebook):
+    plots = sum("image/png" in output.get("data", {}) for cell in nbformat.read(notebook, as_version=4).cells
+                for output in cell.get("outputs", []))
+    images = [link for link in parsed(built / "notebooks" / f"{notebook.stem}.html").links if link.startswith("../_images/")]
+    assert len(images) == plots and all((built / "notebooks" / image).resolve().is_file() for image in images)

@@ -46,7 +46,7 @@ from ..base.errors import CourseError
 if TYPE_CHECKING:  # nbformat is imported only when the site is built
     from nbformat import NotebookNode
 
-# Who may click what, in the words the buttons use.
+# The words of the buttons that fold and unfold.
 SHOW_OUTPUT = "Show the output (make your guess first)"
 HIDE_OUTPUT = "Hide the output"
 SHOW_SOLUTION = "Show the reference solution {exercise}"
@@ -58,7 +58,9 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"  # needs a kernel; the 
 SOLUTION_CALL = re.compile(r"""^solution\(["'](\d+\.\d+)["']\)\s*$""", re.MULTILINE)
 README_LINK = re.compile(r"(\]\((?:\.\./)*)README\.md(?=[)#])")  # the README is the site's first page, index.md
 MERMAID_FENCE = re.compile(r"^```mermaid[ \t]*$", re.MULTILINE)
-MERMAID_FILES = "mermaid.esm.min.mjs"  # the module the page imports; it imports its chunks from chunks/mermaid.esm.min/
+NO_MERMAID = ("*A diagram, shown as its Mermaid source: this site was built without the npm package `mermaid` "
+              "that draws it (docs/site.md).*\n\n```text")
+MERMAID_MODULE = "mermaid.esm.min.mjs"  # the module the page imports; it imports its chunks from chunks/mermaid.esm.min/
 # The site's pages after the lessons, in the sidebar's order: (caption, [files relative to the clone]).
 # A page of docs/ not named here is on the site too, under "More" (`pages`).
 PAGES = [
@@ -151,18 +153,14 @@ def fold(notebook: NotebookNode, name: str, launch: Launch, solution: Callable[[
     return copy
 
 
-NO_MERMAID = ("*A diagram, shown as its Mermaid source: this site was built without the npm package `mermaid` "
-              "that draws it (docs/site.md).*\n\n```text")
-
-
 def mermaid_dist(given: str | Path | None) -> Path | None:
     """The `dist` folder of the npm package mermaid, if one was given (or TEACHAGENT_MERMAID_JS names it)."""
     folder = given or os.environ.get("TEACHAGENT_MERMAID_JS")
     if not folder:
         return None
     dist = Path(folder)
-    if not (dist / MERMAID_FILES).is_file() or not (dist / "chunks" / "mermaid.esm.min").is_dir():
-        raise SiteError(f"{dist} is not the dist folder of the npm package mermaid: it has no {MERMAID_FILES} "
+    if not (dist / MERMAID_MODULE).is_file() or not (dist / "chunks" / "mermaid.esm.min").is_dir():
+        raise SiteError(f"{dist} is not the dist folder of the npm package mermaid: it has no {MERMAID_MODULE} "
                         "beside chunks/mermaid.esm.min/")
     return dist
 
@@ -234,19 +232,19 @@ def write_sources(root: Path, source: Path, launch: Launch, solution: Callable[[
     if (root / "docs" / "images").is_dir():
         shutil.copytree(root / "docs" / "images", source / "docs" / "images")
     toctrees = [toctree("Lessons", [f"notebooks/{p.stem}" for p in found])]
-    toctrees += [toctree(caption, [str(Path(page).with_suffix("")) for page in group]) for caption, group in groups]
+    toctrees += [toctree(caption, [page.removesuffix(".md") for page in group]) for caption, group in groups]
     readme = (root / "README.md").read_text(encoding="utf-8")
     (source / "index.md").write_text(readme + "\n" + "\n".join(toctrees), encoding="utf-8")
     extensions = ["myst_nb", "sphinx-mathjax-offline"]
     if mermaid:
         extensions.append("sphinxcontrib.mermaid")
         target = _mkdir(source / "_static" / "mermaid")
-        shutil.copy(mermaid / MERMAID_FILES, target / MERMAID_FILES)
+        shutil.copy(mermaid / MERMAID_MODULE, target / MERMAID_MODULE)
         chunks = _mkdir(target / "chunks" / "mermaid.esm.min")
         for chunk in (mermaid / "chunks" / "mermaid.esm.min").glob("*.mjs"):
             shutil.copy(chunk, chunks / chunk.name)
     (source / "_static" / "favicon.svg").write_text(FAVICON, encoding="utf-8")
-    conf = CONF.format(extensions=extensions, fences=["mermaid"] if mermaid else [], mermaid=MERMAID_FILES)
+    conf = CONF.format(extensions=extensions, fences=["mermaid"] if mermaid else [], mermaid=MERMAID_MODULE)
     (source / "conf.py").write_text(conf, encoding="utf-8")
 
 
