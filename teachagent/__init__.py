@@ -42,6 +42,9 @@ from .dispatch import Dispatcher
 from .openai_compatible import chat_request
 from .course.local import json_tools_request
 from .tools import Tool, read_file_tool, tool
+from .answers import AnswerForm
+from .agent import no_tools_after_a_result
+from .models import ScriptBreaksToolChoice
 
 # lesson 3: the agent loop, its record, and you as the model
 from .agent import Agent, AgentError
@@ -87,7 +90,8 @@ __all__ = [
     "is_answer", "is_scripted", "latest_results", "message_tokens", "plural", "select_model", "show", "tool_exchanges",
     "tools_tokens", "undefined_because",
     # lesson 2
-    "Dispatcher", "Tool", "chat_request", "json_tools_request", "messages_api_request", "read_file_tool", "tool",
+    "AnswerForm", "Dispatcher", "ScriptBreaksToolChoice", "Tool", "chat_request", "json_tools_request",
+    "messages_api_request", "no_tools_after_a_result", "read_file_tool", "tool",
     # lesson 3
     "Agent", "AgentError", "HumanModel", "OUTCOMES", "Outcome", "Run", "Step", "StepViewer", "play", "run_html",
     "Choices", "SampledScriptedModel", "one_of", "real_model_run",

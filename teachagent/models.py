@@ -1,8 +1,12 @@
 """What a model is to our code, and a scripted one for offline lessons (notebooks/01_bare_chat.ipynb).
 
 To the rest of teachagent a model is anything with a `name` and a
-`complete(system, messages, tools, max_tokens) -> Response` method. It keeps no state
-between calls: whatever it should know must be in the arguments of that one call.
+`complete(system, messages, tools, max_tokens, tool_choice="auto", answer_form=None) -> Response`
+method. It keeps no state between calls: whatever it should know must be in the arguments
+of that one call. `tool_choice` says what it may do with the tools ("auto", "any", "none" or
+a tool's name, notebooks/02_tools.ipynb); `answer_form`, if given, is the form its final
+answer must take (answers.py). A model written with only the first four parameters still
+serves every request that leaves those two at their defaults (`call_model`).
 
 `ScriptedModel` is such a model that plays a script instead of thinking. Each step of
 the script is a fixed reply or a function of the conversation so far, so a scripted
@@ -15,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, Union, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Union, runtime_checkable
 
 from .base.errors import CourseError, check_number
 from .base.growing import GrowingCount
@@ -29,9 +33,15 @@ from .messages import (
     Text,
     Thinking,
     ToolCall,
+    ToolChoice,
     Usage,
+    check_tool_choice,
+    tool_choice_problem,
 )
 from .tokens import block_tokens, context_tokens, encoding, message_tokens
+
+if TYPE_CHECKING:
+    from .answers import AnswerForm
 
 
 @runtime_checkable
@@ -45,8 +55,23 @@ class Model(Protocol):
     name: str
 
     def complete(
-        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int,
+        tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> Response: ...
+
+
+def call_model(
+    model: Model, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int,
+    tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
+) -> Response:
+    """`model.complete(...)`, with `tool_choice` and `answer_form` passed only when they are not the defaults:
+    a model written with four parameters still serves every request that needs neither."""
+    settings: dict[str, Any] = {}
+    if tool_choice != "auto":
+        settings["tool_choice"] = tool_choice
+    if answer_form is not None:
+        settings["answer_form"] = answer_form
+    return model.complete(system, messages, tools, max_tokens, **settings)
 
 
 # The type of a model's optional `count_tokens(system, messages, tools) -> int`.
@@ -67,6 +92,10 @@ def is_scripted(model: Any) -> bool:
 
 class ScriptExhausted(CourseError, RuntimeError):
     """The scripted model was asked for more steps than its script has."""
+
+
+class ScriptBreaksToolChoice(CourseError, RuntimeError):
+    """A step of the script does what the request's tool_choice forbids (an API never lets its model do that)."""
 
 
 class PromptTooLong(CourseError, ValueError):
@@ -169,9 +198,13 @@ class ScriptedModel:
         self._counted = GrowingCount()
 
     def complete(
-        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS,
+        tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> Response:
+        """The script's next step as a reply. It must keep `tool_choice`, as a real API's model does; `answer_form`
+        is not enforced (the script wrote its answers already): the agent checks every final reply against it."""
         check_number("max_tokens", max_tokens, whole=True, at_least=1)
+        check_tool_choice(tool_choice, tools)
         if not callable(self.script) and self.played >= len(self.script):
             raise ScriptExhausted(
                 f"ScriptedModel {self.name!r} has {len(self.script)} steps and was asked for step "
@@ -182,6 +215,8 @@ class ScriptedModel:
         self.played += 1
         reply = step(list(messages)) if callable(step) else step
         response = _as_response(reply)
+        if broken := tool_choice_problem(tool_choice, response.tool_calls):
+            raise ScriptBreaksToolChoice(f"step {self.played} of {self.name!r} cannot be played: {broken}")
 
         content = [self._with_id(b) for b in response.content]
         stop_reason = response.stop_reason

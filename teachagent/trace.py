@@ -34,6 +34,7 @@ OUTCOMES: dict[str, str] = {
     "max_input_tokens": "the next call could have taken the run past its token budget, so it was not made",
     "max_dollars": "the next call could have taken the run past its dollar budget, so it was not made",
     "error": "a model call failed",
+    "off_form": "the final reply broke the answer's form, so it is no answer",
     **{reason: words for reason, (move, words) in STOPS.items() if move == "end"},
     "tool_use": "the model stopped to call a tool but wrote no call",
 }

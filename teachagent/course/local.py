@@ -35,13 +35,27 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..agent import MAX_STEPS
 from ..base.errors import CourseError, check_number
 from ..base.formats import unstorable
-from ..messages import MAX_TOKENS, Block, Message, Response, Text, ToolCall, ToolResult
+from ..messages import (
+    MAX_TOKENS,
+    Block,
+    Message,
+    Response,
+    Text,
+    ToolCall,
+    ToolChoice,
+    ToolResult,
+    answer_text,
+    check_tool_choice,
+)
 from ..openai_compatible import OpenAICompatible
+
+if TYPE_CHECKING:
+    from ..answers import AnswerForm
 
 MODEL = "SmolLM2-135M-Instruct"
 MODEL_FILE = f"{MODEL}.Q4_1.gguf"
@@ -280,18 +294,20 @@ class GrammarModel(OpenAICompatible):
         return f"GrammarModel(model={self.model!r}, server={self.server!r}, reply_tokens={self.reply_tokens})"
 
     def complete(
-        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS,
+        tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> Response:
         try:
-            return super().complete(system, messages, tools, max_tokens)
+            return super().complete(system, messages, tools, max_tokens, tool_choice, answer_form)
         except KeyboardInterrupt:
             raise Interrupted(f"the call to {self.name} was stopped; its server finishes the reply on its own") from None
 
     def request(
-        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int,
+        tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> dict[str, Any]:
         cap = max_tokens if self.reply_tokens is None else min(max_tokens, self.reply_tokens)
-        return json_tools_request(self.model, system, messages, tools, cap)
+        return json_tools_request(self.model, system, messages, tools, cap, tool_choice, answer_form, self.seed)
 
     @staticmethod
     def written(content: Any, reply_id: str, finish: str | None) -> list[Block]:
@@ -300,15 +316,24 @@ class GrammarModel(OpenAICompatible):
 
 
 def json_tools_request(
-    model: str, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
+    model: str, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int,
+    tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None, seed: int | None = None,
 ) -> dict[str, Any]:
-    """One request for a model without tool calling: tools in the prompt, the reply held to a JSON schema."""
+    """One request for a model without tool calling: tools in the prompt, the reply held to a JSON schema.
+
+    `tool_choice` narrows what the grammar allows: "none" an answer only (and no tool is
+    listed: the request is the one without tools), "any" a call of any tool, a tool's name a
+    call of that tool alone. `answer_form` holds the answer's value to its form.
+    """
+    answers = check_tool_choice(tool_choice, tools) in ("auto", "none")
+    tools = [t for t in tools if tool_choice == t["name"] or tool_choice in ("auto", "any")]
     if tools:
         listing = "\n".join(f"- {t['name']}: {t.get('description', '')} Input schema: {json.dumps(t['input_schema'])}"
                             for t in tools)
-        system = (f"{system}\n\n" if system else "") + (
-            'Reply with one JSON object. To call a tool: {"tool": "<its name>", "arguments": {<its input>}}. '
-            'To give your final answer: {"answer": "<the answer>"}.\nThe tools:\n' + listing)
+        how = ('To call a tool: {"tool": "<its name>", "arguments": {<its input>}}. '
+               'To give your final answer: {"answer": "<the answer>"}.' if answers else
+               'Call a tool: {"tool": "<its name>", "arguments": {<its input>}}.')
+        system = (f"{system}\n\n" if system else "") + f"Reply with one JSON object. {how}\nThe tools:\n" + listing
     names = {b.id: b.name for m in messages for b in m.content if isinstance(b, ToolCall)}
     sent: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     for message in messages:
@@ -325,10 +350,13 @@ def json_tools_request(
     choices: list[dict[str, Any]] = [
         {"type": "object", "properties": {"tool": {"const": t["name"]}, "arguments": t["input_schema"]},
          "required": ["tool", "arguments"], "additionalProperties": False} for t in tools]
-    choices.append({"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"],
-                    "additionalProperties": False})
+    if answers:
+        answer = {"type": "string"} if answer_form is None else answer_form.value_schema
+        choices.append({"type": "object", "properties": {"answer": answer}, "required": ["answer"],
+                        "additionalProperties": False})
     schema = {"json_schema": {"name": "step", "schema": {"anyOf": choices}}, "type": "json_schema"}
-    return {"model": model, "messages": sent, "max_tokens": max_tokens, "response_format": schema}
+    request = {"model": model, "messages": sent, "max_tokens": max_tokens, "response_format": schema}
+    return request if seed is None else {**request, "seed": seed}
 
 
 def joined_text(content: Any) -> str:
@@ -358,6 +386,8 @@ def grammar_step(content: Any, reply_id: str, finish: Any) -> list[Block]:
         return [ToolCall(call_id, step["tool"], {}, unparsed=arguments[1].strip() if arguments else written)]
     if isinstance(step, dict) and isinstance(step.get("answer"), str):
         return [Text(step["answer"])]
+    if isinstance(step, dict) and list(step) == ["answer"] and unstorable(step) is None:
+        return [Text(answer_text(step["answer"]))]  # held to a form whose value is not text: its JSON
     return [Text(cut_off(written))] if written.strip() else []
 
 
@@ -389,9 +419,10 @@ def partial_string(quoted: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def local_model(server: LocalServer | None = None) -> GrammarModel:
+def local_model(server: LocalServer | None = None, seed: int | None = None) -> GrammarModel:
     """SmolLM2 on `server` (by default this process's own), as a `Model`: calls held to the tools' schemas,
-    replies of at most `REPLY_TOKENS`, research runs of at most `STEPS` steps."""
+    replies of at most `REPLY_TOKENS`, research runs of at most `STEPS` steps; with `seed`, every request
+    is sampled with it (the server's own seed otherwise)."""
     server = server or shared_server()
     return GrammarModel(MODEL, f"{server.base_url}/v1", reply_tokens=REPLY_TOKENS, max_steps=STEPS, timeout=TIMEOUT,
-                        max_retries=0, name=LABEL)
+                        max_retries=0, name=LABEL, seed=seed)

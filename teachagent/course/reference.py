@@ -92,6 +92,8 @@ def describe(result: Run | Response) -> str:
         return f"{head}, answered {_quoted(result.answer or '')}"
     if result.outcome == "answer":
         return f"{head}, ended with {_quoted(result.answer or '')}, which is no answer"
+    if result.outcome == "off_form" and result.steps:
+        return f"{head}, ended with {_quoted(result.steps[-1].response.text)}, which breaks the answer's form (off_form)"
     ending = _ENDINGS.get(result.outcome, OUTCOMES.get(result.outcome, result.outcome))
     return f"{head}, {ending} ({result.outcome}), no answer"
 

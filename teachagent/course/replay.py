@@ -32,16 +32,19 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..agent import AgentError
 from ..base.display import one_line, shorten
 from ..base.errors import CourseError, SettingError
 from ..base.formats import FormatError, dumps, parse, read_text, validator
-from ..messages import MAX_TOKENS, Message, Response, Usage, request_body
-from ..models import Model, TokenCounter
+from ..messages import MAX_TOKENS, Message, Response, ToolChoice, Usage, request_body
+from ..models import Model, TokenCounter, call_model
 from ..trace import Run
 from .reference import describe
+
+if TYPE_CHECKING:
+    from ..answers import AnswerForm
 
 FORMAT = "teachagent.cassette/2"
 READABLE = ("teachagent.cassette/1", FORMAT)  # /1 always held "system" and "tools", even empty
@@ -63,6 +66,12 @@ def count_request(model: str, system: str, messages: list[Message], tools: Seque
     body = request_body(model, system, messages, tools, max_tokens=1)
     del body["max_tokens"]
     return body
+
+
+def seeded(request: dict[str, Any], seed: int | None) -> dict[str, Any]:
+    """`request` as a cassette keeps it: with the seed the model sampled with, when it had one, so that
+    runs of one task under several seeds are told apart."""
+    return request if seed is None else {**request, "seed": seed}
 
 
 def _key(request: dict[str, Any], *leave_out: str) -> str:
@@ -160,6 +169,18 @@ class Recorder:
             self._counter = counter
             self.count_tokens = self._count_tokens  # only a model that can count gets a counting recorder
 
+    @property
+    def seed(self) -> int | None:
+        """The recorded model's sampling seed, which every request records beside itself (None: it has none)."""
+        seed: int | None = getattr(self.model, "seed", None)
+        return seed
+
+    @seed.setter
+    def seed(self, value: int | None) -> None:
+        if not hasattr(self.model, "seed"):
+            raise SettingError(f"{self.model.name} takes no seed: only a model that samples with one can be given one")
+        self.model.seed = value  # type: ignore[attr-defined]
+
     def __repr__(self) -> str:
         return f"Recorder({self.model!r} → {str(self.path)!r}, {self.calls} calls, {self.failed} failed)"
 
@@ -182,14 +203,15 @@ class Recorder:
             os.fsync(draft.fileno())
 
     def complete(
-        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS,
+        tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> Response:
         try:
-            response = self.model.complete(system, messages, tools, max_tokens)
+            response = call_model(self.model, system, messages, tools, max_tokens, tool_choice, answer_form)
         except Exception:
             self.failed += 1
             raise
-        request = request_body(self.name, system, messages, tools, max_tokens)
+        request = seeded(request_body(self.name, system, messages, tools, max_tokens, tool_choice, answer_form), self.seed)
         self._record({"kind": "complete", "request": request, "response": response.to_dict()})
         self.calls += 1
         return response
@@ -283,6 +305,7 @@ class Player:
     headers said it: the model named in its first request). With `start`, the player begins
     at the first mark of that label (`Recorder.mark`), as if the calls recorded before it had
     been asked already: a part of a notebook played alone gets the replies it got when recorded.
+    Set `seed` as on the recorded model, and each request finds the reply of the run sampled with it.
     """
 
     def __init__(self, path: str | Path, start: str | None = None) -> None:
@@ -294,6 +317,7 @@ class Player:
         given = header.get("recorded_from")
         self.source = shorten(one_line(given), SOURCE_WIDTH) if isinstance(given, str) and given.strip() else self.recorded
         self.name = f"{self.source}, replayed"
+        self.seed: int | None = None  # the seed the recorded model sampled with, for a recording of seeded runs
         self._answers: dict[str, list[dict[str, Any]]] = {}
         for record in records:
             if record["kind"] == "complete":
@@ -312,9 +336,10 @@ class Player:
         return f"Player({str(self.path)!r}, {len(self.requests)} calls recorded, {sum(self._asked.values())} played)"
 
     def complete(
-        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS,
+        tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> Response:
-        key = _key(request_body(self.recorded, system, messages, tools, max_tokens))
+        key = _key(seeded(request_body(self.recorded, system, messages, tools, max_tokens, tool_choice, answer_form), self.seed))
         answers = self._answers.get(key)
         if not answers:
             raise CassetteError(self._never_recorded(json.loads(key)))
