@@ -114,14 +114,8 @@ def test_the_messages_api_shape_carries_the_form_as_output_config():
     assert body["output_config"] == {"format": {"type": "json_schema", "schema": DAYS.wire_schema}}
 
 
-@pytest.fixture
-def no_proxy(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-
-
 @pytest.mark.server
-def test_claude_is_sent_the_form_and_its_answer_is_unwrapped_with_its_thinking_kept(no_proxy):
+def test_claude_is_sent_the_form_and_its_answer_is_unwrapped_with_its_thinking_kept():
     with FakeAnthropic() as fake:
         fake.queue((200, message_body([thinking_block(), text_block('{"answer": "Every 7 days."}')]), {}))
         claude = Claude("claude-test", api_key="test-key", base_url=fake.base_url, max_retries=0, timeout=5)

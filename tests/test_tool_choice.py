@@ -162,17 +162,11 @@ def test_a_person_playing_the_model_is_told_the_choice_and_asked_again_when_they
 # --- the adapters: each API's own words, through the real SDKs ----------------------------------------------
 
 
-@pytest.fixture
-def no_proxy(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-
-
 @pytest.mark.server
 @pytest.mark.parametrize("choice, sent", [
     ("any", {"type": "any"}), ("clock", {"type": "tool", "name": "clock"}), ("none", {"type": "none"}),
 ])
-def test_claude_sends_the_choice_in_the_messages_api_words(no_proxy, choice, sent):
+def test_claude_sends_the_choice_in_the_messages_api_words(choice, sent):
     with FakeAnthropic() as fake:
         fake.queue((200, message_body([tool_use_block("toolu_1", "clock", {"city": "Oslo"})], "tool_use"), {}))
         claude = Claude("claude-test", api_key="test-key", base_url=fake.base_url, max_retries=0, timeout=5,
@@ -184,7 +178,7 @@ def test_claude_sends_the_choice_in_the_messages_api_words(no_proxy, choice, sen
 
 @pytest.mark.server
 @pytest.mark.parametrize("thinking", [None, True])
-def test_claude_refuses_to_force_a_call_while_it_may_think_before_any_request(no_proxy, thinking):
+def test_claude_refuses_to_force_a_call_while_it_may_think_before_any_request(thinking):
     with FakeAnthropic() as fake:
         claude = Claude("claude-test", api_key="test-key", base_url=fake.base_url, max_retries=0, timeout=5,
                         thinking=thinking)
