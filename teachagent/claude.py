@@ -56,7 +56,7 @@ from .messages import (
     request_body,
     unwrapped_answer,
 )
-from .models import PromptTooLong
+from .models import Model, PromptTooLong
 
 if TYPE_CHECKING:
     from .answers import AnswerForm
@@ -66,7 +66,7 @@ DEFAULT_MODEL = "claude-haiku-5-5"  # the inexpensive tier; checked 2026-11-30
 __all__ = ["DEFAULT_MODEL", "CallTimedOut", "Claude", "MissingAPIKey", "ReplyTooLarge", "UnexpectedReply"]
 
 
-class Claude:
+class Claude(Model):
     """A `Model` backed by Claude through the Messages API.
 
     `Claude()` reads `ANTHROPIC_API_KEY` (and `ANTHROPIC_BASE_URL`, if set) like the SDK

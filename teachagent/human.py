@@ -47,6 +47,7 @@ from .messages import (
     check_tool_choice,
     tool_choice_problem,
 )
+from .models import Model
 from .tokens import block_tokens, context_tokens
 
 if TYPE_CHECKING:
@@ -219,7 +220,7 @@ def pointing_at(typed: str, where: int) -> str:
 
 
 @dataclass(repr=False)
-class HumanModel:
+class HumanModel(Model):
     """A model whose replies a person writes.
 
     `ask(page, problem)` shows the page (and, when the last reply could not be sent, what to

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Union, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, Union, runtime_checkable
 
 from .base.errors import CourseError, check_number
 from .base.growing import GrowingCount
@@ -46,18 +46,46 @@ if TYPE_CHECKING:
 
 @runtime_checkable
 class Model(Protocol):
-    """Anything that turns one context into one response.
+    """Anything that turns one context into one response: a `name` and `complete`.
 
-    A model may also have `count_tokens(system, messages, tools) -> int`, its own exact
-    count of what it would read; callers ask `getattr(model, "count_tokens", None)`.
+    A model may also say three things about itself; one that subclasses `Model` inherits
+    these defaults, and `is_scripted`, `own_count` and `suggested_steps` read them from any model:
+    - `scripted`: it is a stand-in that plays a script, so every run it plays says so (False);
+    - `step_budget`: the step budget it suggests for the course's agents, e.g. fewer steps for
+      a slow local model (None: the agent's own);
+    - `count_tokens(system, messages, tools)`: its own exact count of what a call would read
+      (None: it has none, and the budgets estimate, budget.py).
     """
 
     name: str
+    scripted: bool = False
+    step_budget: int | None = None
+
+    def count_tokens(self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = ()) -> int | None:
+        return None
 
     def complete(
         self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int,
         tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> Response: ...
+
+
+def is_scripted(model: Model) -> bool:
+    """Whether `model` is a scripted stand-in: every run, view and budget asks this one question, so that a
+    scripted run can never pass for a real model's (a model that does not say is not one)."""
+    return getattr(model, "scripted", False) is True
+
+
+def own_count(model: Model, system: str, messages: list[Message], tools: Sequence[dict[str, Any]]) -> int | None:
+    """The model's own count of what this call would read (Claude asks its API), or None if it has none."""
+    counter = getattr(model, "count_tokens", None)
+    return counter(system, messages, tools) if callable(counter) else None
+
+
+def suggested_steps(model: Model) -> int | None:
+    """The step budget the model suggests for the course's agents, or None if it suggests none."""
+    budget = getattr(model, "step_budget", None)
+    return budget if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0 else None
 
 
 def call_model(
@@ -74,20 +102,10 @@ def call_model(
     return model.complete(system, messages, tools, max_tokens, **settings)
 
 
-# The type of a model's optional `count_tokens(system, messages, tools) -> int`.
-TokenCounter = Callable[[str, list[Message], Sequence[dict[str, Any]]], int]
-
-
 # A script step: a fixed reply, or a function of the conversation that returns one.
 Reply = Union[str, Text, ToolCall, Thinking, list[Any], Response]  # noqa: UP007 (str | ... fails at run time on Python 3.10)
 Policy = Callable[[list[Message]], Reply]  # a function of the conversation that returns a reply
 ScriptStep = Union[Reply, Policy]  # noqa: UP007
-
-
-def is_scripted(model: Any) -> bool:
-    """Whether `model` is a scripted stand-in (a `ScriptedModel`, or anything that says it is one): every run,
-    view and budget asks this one question, so that a scripted run can never pass for a real model's."""
-    return getattr(model, "scripted", False) is True
 
 
 class ScriptExhausted(CourseError, RuntimeError):
@@ -159,7 +177,7 @@ def _cut_to(content: list[Any], max_tokens: int) -> list[Any]:
 
 
 @dataclass(repr=False)
-class ScriptedModel:
+class ScriptedModel(Model):
     """A stand-in for a language model that plays `script`, one step per call.
 
     `script` is a list of steps, played in order; or a single function of the
@@ -171,7 +189,7 @@ class ScriptedModel:
 
     script: list[ScriptStep] | Policy
     name: str = "scripted"
-    scripted: ClassVar[bool] = True  # what every run it plays says about it
+    scripted: bool = field(default=True, init=False, repr=False)  # what every run it plays says about it
     played: int = field(default=0, init=False)
     _calls: int = field(default=0, init=False)
     _counted: GrowingCount = field(default_factory=GrowingCount, init=False, compare=False)

@@ -73,7 +73,7 @@ from .messages import (
     check_tool_choice,
     unwrapped_answer,
 )
-from .models import PromptTooLong
+from .models import Model, PromptTooLong
 
 if TYPE_CHECKING:
     from .answers import AnswerForm
@@ -96,7 +96,7 @@ CHAT_TOOL_CHOICES = {"any": "required", "none": "none"}
 TOO_LONG = re.compile(r"context[_ ]length[_ ]exceeded|maximum context length|exceeds? the available context size", re.I)
 
 
-class OpenAICompatible:
+class OpenAICompatible(Model):
     """A `Model` backed by any server that speaks OpenAI's chat completions.
 
     `model` is the server's name for it; `base_url` the server (its `/v1` address), or else

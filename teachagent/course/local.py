@@ -276,19 +276,19 @@ class GrammarModel(OpenAICompatible):
     """`OpenAICompatible` for a model with no tool calling of its own, held to the tools' schemas by a grammar.
 
     The server must accept a JSON schema as `response_format` (llama.cpp does). `reply_tokens`,
-    if given, caps every reply whatever the loop allows; `max_steps`, if given, is the step
-    budget the course's agent factories (`research_agent`) give this model's runs. What the
+    if given, caps every reply whatever the loop allows; `step_budget`, if given, is the step
+    budget it suggests for the course's agent factories (`research_agent`, `Model.step_budget`). What the
     model wrote becomes a `ToolCall` or a `Text` answer; a reply cut short says what it was writing.
     """
 
-    def __init__(self, model: str, base_url: str, *, reply_tokens: int | None = None, max_steps: int | None = None,
+    def __init__(self, model: str, base_url: str, *, reply_tokens: int | None = None, step_budget: int | None = None,
                  **options: Any) -> None:
         super().__init__(model, base_url, **options)
         if reply_tokens is not None:
             check_number("reply_tokens", reply_tokens, whole=True, at_least=1, at_most=CONTEXT)
-        if max_steps is not None:
-            check_number("max_steps", max_steps, whole=True, at_least=1, at_most=MAX_STEPS)
-        self.reply_tokens, self.max_steps = reply_tokens, max_steps
+        if step_budget is not None:
+            check_number("step_budget", step_budget, whole=True, at_least=1, at_most=MAX_STEPS)
+        self.reply_tokens, self.step_budget = reply_tokens, step_budget
 
     def __repr__(self) -> str:
         return f"GrammarModel(model={self.model!r}, server={self.server!r}, reply_tokens={self.reply_tokens})"
@@ -424,5 +424,5 @@ def local_model(server: LocalServer | None = None, seed: int | None = None) -> G
     replies of at most `REPLY_TOKENS`, research runs of at most `STEPS` steps; with `seed`, every request
     is sampled with it (the server's own seed otherwise)."""
     server = server or shared_server()
-    return GrammarModel(MODEL, f"{server.base_url}/v1", reply_tokens=REPLY_TOKENS, max_steps=STEPS, timeout=TIMEOUT,
+    return GrammarModel(MODEL, f"{server.base_url}/v1", reply_tokens=REPLY_TOKENS, step_budget=STEPS, timeout=TIMEOUT,
                         max_retries=0, name=LABEL, seed=seed)

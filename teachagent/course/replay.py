@@ -39,7 +39,7 @@ from ..base.display import one_line, shorten
 from ..base.errors import CourseError, SettingError
 from ..base.formats import FormatError, dumps, parse, read_text, validator
 from ..messages import MAX_TOKENS, Message, Response, ToolChoice, Usage, request_body
-from ..models import Model, TokenCounter, call_model
+from ..models import Model, call_model, own_count
 from ..trace import Run
 from .reference import describe
 
@@ -137,7 +137,7 @@ def promote(draft: Path, cassette: Path) -> Path:
     return cassette
 
 
-class Recorder:
+class Recorder(Model):
     """A `Model` that passes every call to `model` and writes the exchange to a draft cassette.
 
     The draft becomes the cassette only through `finish()`, which requires at least one
@@ -164,10 +164,6 @@ class Recorder:
         except (OSError, ValueError) as error:  # a folder in the way, no permission, a NUL in the path
             raise CassetteError(f"cannot record to {str(self.path)!r}: {getattr(error, 'strerror', None) or error}") from None
         validator("cassette")  # built now: a kernel shutting down has no seconds to spare for importing jsonschema
-        counter: TokenCounter | None = getattr(model, "count_tokens", None)
-        if callable(counter):
-            self._counter = counter
-            self.count_tokens = self._count_tokens  # only a model that can count gets a counting recorder
 
     @property
     def seed(self) -> int | None:
@@ -216,12 +212,15 @@ class Recorder:
         self.calls += 1
         return response
 
-    def _count_tokens(self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = ()) -> int:
+    def count_tokens(self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = ()) -> int | None:
+        """The recorded model's own count, recorded too; None, and nothing recorded, for a model that cannot count."""
         try:
-            counted = self._counter(system, messages, tools)
+            counted = own_count(self.model, system, messages, tools)
         except Exception:
             self.failed += 1
             raise
+        if counted is None:
+            return None
         request = count_request(self.name, system, messages, tools)
         self._record({"kind": "count_tokens", "request": request, "input_tokens": counted})
         self.calls += 1
@@ -296,7 +295,7 @@ def _checked(record: dict[str, Any], found: str) -> dict[str, Any]:
     return {"kind": "count_tokens", "request": request, "input_tokens": record["input_tokens"]}
 
 
-class Player:
+class Player(Model):
     """A `Model` that answers from a cassette, finding each request by its content.
 
     The same request asked again gets its recorded answers in turn, and the last one
@@ -328,9 +327,9 @@ class Player:
             if record["kind"] == "complete":
                 key = _key(record["request"])
                 self._asked[key] = self._asked.get(key, 0) + 1
-        if any(r["kind"] == "count_tokens" for r in records):
+        if any(r["kind"] == "count_tokens" for r in records):  # a recording of a model that counted: so can the player
             self._counts = self._known_counts(records)
-            self.count_tokens = self._count_tokens
+            self.count_tokens = self._count_tokens  # type: ignore[method-assign]
 
     def __repr__(self) -> str:
         return f"Player({str(self.path)!r}, {len(self.requests)} calls recorded, {sum(self._asked.values())} played)"
