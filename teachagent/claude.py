@@ -158,26 +158,28 @@ def to_response(reply: Any) -> Response:
     """Our `Response` from the SDK's `Message` object, block by block and by type."""
     if not isinstance(getattr(reply, "content", None), list) or getattr(reply, "usage", None) is None:
         raise UnexpectedReply(f"the API answered with something that is not a message: {str(reply)[:200]!r}")
-    content: list[Block] = []
-    for block in reply.content:
-        kind = getattr(block, "type", None)
-        if kind == "text" and isinstance(block.text, str):
-            content.append(Text(block.text))
-        elif kind == "tool_use":
-            if not isinstance(block.input, dict) or not block.name:
-                raise UnexpectedReply(f"tool_use block {block.id} has input that is not a JSON object or has no name: {block!r}")
-            content.append(ToolCall(block.id, block.name, dict(block.input)))
-        elif kind == "thinking" and set(block.to_dict()) == {"type", "thinking", "signature"}:
-            content.append(Thinking(block.thinking, block.signature))
-        elif kind == "redacted_thinking" and set(block.to_dict()) == {"type", "data"}:
-            content.append(RedactedThinking(block.data))
-        elif isinstance(kind, str) and hasattr(block, "to_dict"):
-            content.append(OtherBlock(block.to_dict()))  # exactly the fields that came, to go back as they came
-        else:
-            raise UnexpectedReply(f"the reply holds a content block with no type: {str(block)[:200]!r}")
+    content = [block_of(block) for block in reply.content]
     stop = reply_text(reply.stop_reason, "stop_reason")
     if stop not in STOP_REASONS:
         raise UnexpectedReply(f"the reply has stop_reason {stop!r}, not one of {', '.join(STOP_REASONS)}")
     u = reply.usage
     usage = Usage(**{name: reply_count(getattr(u, name, None), f"usage.{name}") for name in Usage().to_dict()})
     return Response(content, stop, usage, reply_text(reply.model, "model"))
+
+
+def block_of(block: Any) -> Block:
+    """One of the SDK's content blocks as ours: by its type, never by its place (a reply may start with thinking)."""
+    kind = getattr(block, "type", None)
+    if kind == "text" and isinstance(block.text, str):
+        return Text(block.text)
+    if kind == "tool_use":
+        if not isinstance(block.input, dict) or not block.name:
+            raise UnexpectedReply(f"tool_use block {block.id} has input that is not a JSON object or has no name: {block!r}")
+        return ToolCall(block.id, block.name, dict(block.input))
+    if kind == "thinking" and set(block.to_dict()) == {"type", "thinking", "signature"}:
+        return Thinking(block.thinking, block.signature)
+    if kind == "redacted_thinking" and set(block.to_dict()) == {"type", "data"}:
+        return RedactedThinking(block.data)
+    if isinstance(kind, str) and hasattr(block, "to_dict"):
+        return OtherBlock(block.to_dict())  # exactly the fields that came, to go back as they came
+    raise UnexpectedReply(f"the reply holds a content block with no type: {str(block)[:200]!r}")

@@ -219,6 +219,26 @@ def pointing_at(typed: str, where: int) -> str:
     return f"{line}\n{' ' * (where - start)}^"
 
 
+def read_reply(typed: str, tools: Sequence[dict[str, Any]], max_tokens: int, tool_choice: ToolChoice = "auto",
+               answer_form: AnswerForm | None = None) -> list[Text | ToolCall]:
+    """The blocks of a typed reply that an API would let a model send; else `NotAReply` saying what to fix:
+    too long for `max_tokens`, not a reply (`parse_reply`), or not what `tool_choice` or `answer_form` asks."""
+    if isinstance(typed, str) and len(typed) > LONGEST_TOKEN * max_tokens:  # refused before it is read
+        raise NotAReply(f"that reply is {len(typed):,} characters, more than a reply of max_tokens = "
+                        f"{max_tokens} tokens can hold ({LONGEST_TOKEN * max_tokens:,}); shorten it")
+    blocks = parse_reply(typed, tools)
+    calls = [b for b in blocks if isinstance(b, ToolCall)]
+    if broken := tool_choice_problem(tool_choice, calls):
+        raise NotAReply(broken)
+    said = "".join(b.text for b in blocks if isinstance(b, Text))
+    if answer_form is not None and not calls and (broken := answer_form.problem(said)):
+        raise NotAReply(broken)
+    written = sum(block_tokens(b) for b in blocks)
+    if written > max_tokens:
+        raise NotAReply(f"that reply is {written} tokens and this call allows max_tokens = {max_tokens}; shorten it")
+    return blocks
+
+
 @dataclass(repr=False)
 class HumanModel(Model):
     """A model whose replies a person writes.
@@ -268,24 +288,11 @@ class HumanModel(Model):
         while True:
             try:
                 typed = self._next_reply(page, problem)
-                if isinstance(typed, str) and len(typed) > LONGEST_TOKEN * max_tokens:  # refused before it is read
-                    raise NotAReply(f"that reply is {len(typed):,} characters, more than a reply of max_tokens = "
-                                    f"{max_tokens} tokens can hold ({LONGEST_TOKEN * max_tokens:,}); shorten it")
-                if typed.strip() == WHOLE_PAGE:
+                if isinstance(typed, str) and len(typed) <= LONGEST_TOKEN * max_tokens and typed.strip() == WHOLE_PAGE:
                     page, problem = self.page, None
                     continue
                 self.typed, self.mistake = typed, None
-                blocks = parse_reply(typed, tools)
-                calls = [b for b in blocks if isinstance(b, ToolCall)]
-                if broken := tool_choice_problem(tool_choice, calls):
-                    raise NotAReply(broken)
-                said = "".join(b.text for b in blocks if isinstance(b, Text))
-                if answer_form is not None and not calls and (broken := answer_form.problem(said)):
-                    raise NotAReply(broken)
-                written = sum(block_tokens(b) for b in blocks)
-                if written > max_tokens:
-                    raise NotAReply(f"that reply is {written} tokens and this call allows max_tokens = {max_tokens}; "
-                                    "shorten it")
+                blocks = read_reply(typed, tools, max_tokens, tool_choice, answer_form)
                 break
             except NotAReply as why:
                 if self.answers is not None:
@@ -294,6 +301,7 @@ class HumanModel(Model):
         self._calls += 1
         reply: list[Block] = [self._numbered(b) for b in blocks]
         stop: StopReason = "tool_use" if any(isinstance(b, ToolCall) for b in reply) else "end_turn"
+        written = sum(block_tokens(b) for b in blocks)
         return Response(reply, stop, Usage(context_tokens(system, messages, tools), written), self.name)
 
     def _next_reply(self, page: str, problem: str | None) -> str:

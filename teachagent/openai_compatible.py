@@ -199,22 +199,7 @@ def chat_request(
 ) -> dict[str, Any]:
     """One chat-completions request with native tool calls; `tool_choice` in this API's words, and the answer's
     form as a structured-output request (`response_format`), which many servers take (OpenAI, llama.cpp, vLLM)."""
-    sent: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
-    for message in messages:
-        text = "".join(b.text for b in message.content if isinstance(b, Text))
-        if message.role == "assistant":  # thinking blocks are Claude's; this API has no place for them
-            calls = [b for b in message.content if isinstance(b, ToolCall)]
-            turn: dict[str, Any] = {"role": "assistant", "content": text or None}
-            if calls:
-                turn["tool_calls"] = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments(c)}}
-                                      for c in calls]
-            sent.append(turn)
-            continue
-        sent += [{"role": "tool", "tool_call_id": r.tool_use_id, "content": result_text(r)}
-                 for r in message.content if isinstance(r, ToolResult)]
-        if text or not any(isinstance(b, ToolResult) for b in message.content):
-            sent.append({"role": "user", "content": text})
-    body: dict[str, Any] = {"model": model, "messages": sent, "max_tokens": max_tokens}
+    body: dict[str, Any] = {"model": model, "messages": chat_messages(system, messages), "max_tokens": max_tokens}
     if tools:
         body["tools"] = tool_specs(tools)
     if check_tool_choice(tool_choice, tools) != "auto" and tools:
@@ -225,6 +210,30 @@ def chat_request(
     if seed is not None:
         body["seed"] = seed
     return body
+
+
+def chat_messages(system: str, messages: list[Message]) -> list[dict[str, Any]]:
+    """The conversation as chat messages: the system prompt first, each tool result a `tool` message of its own."""
+    sent: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    for message in messages:
+        text = "".join(b.text for b in message.content if isinstance(b, Text))
+        if message.role == "assistant":  # thinking blocks are Claude's; this API has no place for them
+            sent.append(assistant_turn(text, [b for b in message.content if isinstance(b, ToolCall)]))
+            continue
+        results = [b for b in message.content if isinstance(b, ToolResult)]
+        sent += [{"role": "tool", "tool_call_id": r.tool_use_id, "content": result_text(r)} for r in results]
+        if text or not results:
+            sent.append({"role": "user", "content": text})
+    return sent
+
+
+def assistant_turn(text: str, calls: list[ToolCall]) -> dict[str, Any]:
+    """What the model wrote, as the chat API carries it: its text, and its calls each with its arguments as JSON text."""
+    turn: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if calls:
+        turn["tool_calls"] = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments(c)}}
+                              for c in calls]
+    return turn
 
 
 def arguments(call: ToolCall) -> str:
@@ -245,32 +254,39 @@ def to_response(reply: Any, written: Callable[[Any, str, str | None], list[Block
     choices = getattr(reply, "choices", None)
     if not isinstance(choices, list) or not choices or getattr(choices[0], "message", None) is None:
         raise UnexpectedReply(f"the server answered with something that is not a chat completion: {str(reply)[:200]!r}")
-    choice = choices[0]
-    message, finish = choice.message, reply_text(choice.finish_reason, "finish_reason")
-    content: list[Block]
+    message, finish = choices[0].message, reply_text(choices[0].finish_reason, "finish_reason")
     if written is not None:
         content = written(message.content, reply.id or "call", finish or None)
     else:
-        said = text_of(message.content)
-        content = [Text(said)] if said else []
-        for call in message.tool_calls or []:
-            function = getattr(call, "function", None)
-            if function is None or not isinstance(function.name, str) or not function.name:
-                raise UnexpectedReply(f"the reply holds a tool call without a function name: {str(call)[:200]!r}")
-            content.append(parsed_call(call.id if isinstance(call.id, str) else "", function.name, function.arguments))
+        content = native_blocks(message)
     unique_ids(content, set() if ids is None else ids)
-    calls = any(isinstance(b, ToolCall) for b in content)
-    if finish == "stop" and calls:
+    if finish == "stop" and any(isinstance(b, ToolCall) for b in content):
         finish = "tool_calls"  # some servers (Ollama among them) end a turn of calls with "stop"
     if finish not in FINISH_REASONS:
         raise UnexpectedReply(f"the reply has finish_reason {finish!r}, not one of {', '.join(FINISH_REASONS)}")
-    u = getattr(reply, "usage", None)
+    return Response(content, FINISH_REASONS[finish], chat_usage(getattr(reply, "usage", None)),
+                    reply_text(reply.model, "model") or model)
+
+
+def native_blocks(message: Any) -> list[Block]:
+    """The blocks of a reply with tool calling of its own: its text, then each of its `tool_calls`."""
+    said = text_of(message.content)
+    content: list[Block] = [Text(said)] if said else []
+    for call in message.tool_calls or []:
+        function = getattr(call, "function", None)
+        if function is None or not isinstance(function.name, str) or not function.name:
+            raise UnexpectedReply(f"the reply holds a tool call without a function name: {str(call)[:200]!r}")
+        content.append(parsed_call(call.id if isinstance(call.id, str) else "", function.name, function.arguments))
+    return content
+
+
+def chat_usage(u: Any) -> Usage:
+    """The reply's usage as ours: the prompt's cached tokens are cache reads, the rest uncached input."""
     prompt = reply_count(getattr(u, "prompt_tokens", None), "usage.prompt_tokens")
     details = getattr(u, "prompt_tokens_details", None)
     cached = min(reply_count(getattr(details, "cached_tokens", None), "usage.prompt_tokens_details.cached_tokens"), prompt)
-    usage = Usage(input_tokens=prompt - cached, output_tokens=reply_count(getattr(u, "completion_tokens", None),
-                  "usage.completion_tokens"), cache_read_input_tokens=cached)
-    return Response(content, FINISH_REASONS[finish], usage, reply_text(reply.model, "model") or model)
+    written = reply_count(getattr(u, "completion_tokens", None), "usage.completion_tokens")
+    return Usage(input_tokens=prompt - cached, output_tokens=written, cache_read_input_tokens=cached)
 
 
 def text_of(content: Any) -> str:

@@ -327,26 +327,50 @@ def json_tools_request(
     """
     answers = check_tool_choice(tool_choice, tools) in ("auto", "none")
     tools = [t for t in tools if tool_choice == t["name"] or tool_choice in ("auto", "any")]
-    if tools:
-        listing = "\n".join(f"- {t['name']}: {t.get('description', '')} Input schema: {json.dumps(t['input_schema'])}"
-                            for t in tools)
-        how = ('To call a tool: {"tool": "<its name>", "arguments": {<its input>}}. '
-               'To give your final answer: {"answer": "<the answer>"}.' if answers else
-               'Call a tool: {"tool": "<its name>", "arguments": {<its input>}}.')
-        system = (f"{system}\n\n" if system else "") + f"Reply with one JSON object. {how}\nThe tools:\n" + listing
+    sent = grammar_messages(grammar_prompt(system, tools, answers), messages)
+    schema = {"json_schema": {"name": "step", "schema": step_schema(tools, answers, answer_form)}, "type": "json_schema"}
+    request = {"model": model, "messages": sent, "max_tokens": max_tokens, "response_format": schema}
+    return request if seed is None else {**request, "seed": seed}
+
+
+def grammar_prompt(system: str, tools: Sequence[dict[str, Any]], answers: bool) -> str:
+    """The system prompt with the tools listed in it, and how to write a call (and an answer, if one is allowed)."""
+    if not tools:
+        return system
+    listing = "\n".join(f"- {t['name']}: {t.get('description', '')} Input schema: {json.dumps(t['input_schema'])}"
+                        for t in tools)
+    how = ('To call a tool: {"tool": "<its name>", "arguments": {<its input>}}. '
+           'To give your final answer: {"answer": "<the answer>"}.' if answers else
+           'Call a tool: {"tool": "<its name>", "arguments": {<its input>}}.')
+    return (f"{system}\n\n" if system else "") + f"Reply with one JSON object. {how}\nThe tools:\n" + listing
+
+
+def grammar_messages(system: str, messages: list[Message]) -> list[dict[str, Any]]:
+    """The conversation as plain chat: the model's steps as the JSON it wrote, each result as text naming its tool."""
     names = {b.id: b.name for m in messages for b in m.content if isinstance(b, ToolCall)}
     sent: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     for message in messages:
         if message.role == "assistant":  # what the model wrote, as it wrote it: one JSON object per block
-            written = [json.dumps({"answer": b.text}, ensure_ascii=False) if isinstance(b, Text) else
-                       (b.unparsed or "") if b.unparsed is not None else
-                       json.dumps({"tool": b.name, "arguments": b.input}, ensure_ascii=False)
-                       for b in message.content if isinstance(b, (Text, ToolCall))]
+            written = [written_step(b) for b in message.content if isinstance(b, (Text, ToolCall))]
             sent.append({"role": "assistant", "content": "\n".join(written)})
             continue
         parts = [f"{'Error from' if b.is_error else 'Result of'} {names.get(b.tool_use_id, 'the tool')}: {b.content}"
                  if isinstance(b, ToolResult) else b.text for b in message.content if isinstance(b, (Text, ToolResult))]
         sent.append({"role": "user", "content": "\n\n".join(parts)})
+    return sent
+
+
+def written_step(block: Text | ToolCall) -> str:
+    """A step as the grammar made the model write it: {"answer": ...}, or {"tool": ..., "arguments": ...}."""
+    if isinstance(block, Text):
+        return json.dumps({"answer": block.text}, ensure_ascii=False)
+    if block.unparsed is not None:
+        return block.unparsed
+    return json.dumps({"tool": block.name, "arguments": block.input}, ensure_ascii=False)
+
+
+def step_schema(tools: Sequence[dict[str, Any]], answers: bool, answer_form: AnswerForm | None) -> dict[str, Any]:
+    """The JSON schema of one step, which llama.cpp turns into a grammar: a call of one of `tools`, or an answer."""
     choices: list[dict[str, Any]] = [
         {"type": "object", "properties": {"tool": {"const": t["name"]}, "arguments": t["input_schema"]},
          "required": ["tool", "arguments"], "additionalProperties": False} for t in tools]
@@ -354,9 +378,7 @@ def json_tools_request(
         answer = {"type": "string"} if answer_form is None else answer_form.value_schema
         choices.append({"type": "object", "properties": {"answer": answer}, "required": ["answer"],
                         "additionalProperties": False})
-    schema = {"json_schema": {"name": "step", "schema": {"anyOf": choices}}, "type": "json_schema"}
-    request = {"model": model, "messages": sent, "max_tokens": max_tokens, "response_format": schema}
-    return request if seed is None else {**request, "seed": seed}
+    return {"anyOf": choices}
 
 
 def joined_text(content: Any) -> str:
