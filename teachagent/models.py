@@ -12,7 +12,9 @@ serves every request that leaves those two at their defaults (`call_model`).
 the script is a fixed reply or a function of the conversation so far, so a scripted
 agent can read what a tool returned and build its next step from it. It is scripted
 and says so everywhere it appears; everything around it (tools, token counts, costs)
-is real. `teachagent.course.modes.select_model` picks the scripted model or Claude for a lesson.
+is real. `teachagent.course.modes.select_model` picks a lesson's model from its mode: this scripted
+one (the default), the small local model, a live one (Claude or an OpenAI-compatible server), or
+a recording of one.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ how to call it. The procedure stays with us: the model only *writes* a call, a n
 plus an input, and our code decides whether to run it (see dispatch.py).
 
 `@tool` builds a `Tool` from an ordinary function, reading the schema off its type
-hints and its docstring (schema.py does the reading), so what the model is told and the
+hints and its docstring (base/schema.py does the reading), so what the model is told and the
 code that runs cannot drift apart. `read_file_tool` is the first real tool of the course: it reads text files in
 one folder and refuses everything outside it (base/files.py keeps that promise against hostile paths).
 A tool that changes something (writes a file, sends a message) is made with `ask_first=True`: the

@@ -1,6 +1,7 @@
 """Errors a learner can cause, and the one check every numeric setting goes through.
 
-Course machinery used by every lesson; it imports nothing else from teachagent.
+Below the ideas, in `base/`: every module of the course may raise these, and this one imports
+nothing else from teachagent.
 
 A learner who has no API key, no cassette, or who edited a prompt that a recording must
 match needs one line that says what happened and what to do, not thirty lines of the
