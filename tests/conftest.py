@@ -40,9 +40,6 @@ def openai_fake(monkeypatch):
     of the machine's in the way."""
     from fake_openai import FakeOpenAI
 
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
-                 "OPENAI_API_KEY", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
     with FakeOpenAI() as server:
         yield server
 

@@ -185,3 +185,19 @@ def test_the_pages_workflow_publishes_what_the_sites_own_command_builds():
     assert deploy["needs"] == "build" and deploy["steps"][-1]["uses"].startswith("actions/deploy-pages@")
     assert pages["permissions"] == {"contents": "read"}  # only the deploy job may write, and only to Pages
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+
+
+def test_the_settings_of_a_maintainers_shell_change_no_test():
+    """A mode, a key, a model, a server, a cassette and a proxy set in the shell: the tests that read those
+    settings pass all the same, as the root conftest.py clears them for every test and every kernel."""
+    import os
+    import subprocess
+
+    shell = {**os.environ, "TEACHAGENT_MODE": "live", "TEACHAGENT_CASSETTE": "/nowhere/c.jsonl",
+             "TEACHAGENT_CLAUDE_MODEL": "a model\nwith two lines", "ANTHROPIC_API_KEY": "sk-ant-api03-" + "x" * 40,
+             "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "TEACHAGENT_BASE_URL": "http://127.0.0.1:9/v1",
+             "HTTPS_PROXY": "http://127.0.0.1:9", "TEACHAGENT_LIVE_TESTS": ""}
+    tests = "default_is_offline or unknown_mode or cassette_modes_need_a_cassette"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:randomly", "tests/test_modes.py",
+                           "-k", tests], cwd=ROOT, env=shell, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and " passed" in done.stdout, done.stdout[-2000:]
