@@ -110,11 +110,11 @@ class Launch:
 
     def line(self, notebook: str) -> str:
         """The first thing a lesson's page says: where to run it, and the notebook to download."""
-        links = [f"[on Binder]({url})" for url in [self.binder(notebook)] if url]
-        links += [f"[on your JupyterHub]({url})" for url in [self.jupyterhub(notebook)] if url]
-        links.append("[on your own machine](../index.md)")
+        places = [f"[on {where}]({url})" for where, url in (("Binder", self.binder(notebook)),
+                                                             ("your JupyterHub", self.jupyterhub(notebook))) if url]
+        places.append("[on your own machine](../index.md)")  # the README's first commands
         download = f'<a href="{notebook}" download>download the notebook</a>'
-        return f"**Run this lesson** {', '.join(links[:-1]) + ' or ' if links[:-1] else ''}{links[-1]}, or {download}."
+        return f"**Run this lesson** {' or '.join(places)}, or {download}."
 
 
 def fold(notebook: NotebookNode, name: str, launch: Launch, solution: Callable[[str], str],
