@@ -1,4 +1,5 @@
-"""pytest settings that apply wherever it is started: how many workers run the tests, which are notebooks, and solutions checked.
+"""pytest settings that apply wherever it is started: the settings it clears, how many workers run the tests,
+which are notebooks, and solutions checked.
 
 `pyproject.toml` asks pytest-xdist for one worker per CPU (`-n auto`), each taking whole
 files (`--dist loadfile`), so a notebook's cells run in order in one kernel. A single
@@ -11,6 +12,36 @@ import tempfile
 from pathlib import Path
 
 import pytest
+
+# The course's settings (a mode, a model, a server, a key, a cassette: TEACHAGENT_*, OPENAI_*, ANTHROPIC_*) and
+# proxies come from the shell, and one `export` in a maintainer's shell would change what the tests see. So the
+# tests run without any of them: cleared here for the kernels and programs the run starts, and again before every
+# test (`no_course_settings`), whatever an earlier test left. Kept: the settings that set up this run itself
+# (its threads for the local model, its Mermaid, the site CI built for the browser step, and the key of a run that
+# asked for the live tests).
+PREFIXES = ("TEACHAGENT_", "OPENAI_", "ANTHROPIC_")
+PROXIES = {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"}
+HARNESS = {"TEACHAGENT_LOCAL_THREADS", "TEACHAGENT_MERMAID_JS", "TEACHAGENT_SITE", "TEACHAGENT_LIVE_TESTS",
+           "TEACHAGENT_CHECK_SOLUTIONS"}
+if os.environ.get("TEACHAGENT_LIVE_TESTS") == "1":  # tests/test_live.py: the maintainer asked for real calls
+    HARNESS.add("ANTHROPIC_API_KEY")
+
+
+def course_settings() -> list[str]:
+    """The settings in the environment now that the tests run without."""
+    return [name for name in os.environ if (name.startswith(PREFIXES) or name in PROXIES) and name not in HARNESS]
+
+
+for name in course_settings():
+    del os.environ[name]
+
+
+@pytest.fixture(autouse=True)
+def no_course_settings(monkeypatch):
+    """Every test starts with none of the course's settings; one it sets itself (monkeypatch.setenv) ends with it."""
+    for name in course_settings():
+        monkeypatch.delenv(name)
+
 
 # Every notebook's `solution("N.M")` cells also run their reference solution and fail unless it
 # passes its check (teachagent/exercises/reveal.py); the kernels nbval starts inherit this.
@@ -35,7 +66,7 @@ def pytest_xdist_auto_num_workers(config):
 
 def pytest_collection_modifyitems(config, items):
     """Every notebook cell nbval collects is marked `notebook`, as a test that starts a kernel is by hand,
-    so the quick tier (README, Tests) leaves them out.
+    so the quick tier (docs/tests.md) leaves them out.
 
     Then the files go out longest first: those with the most tests that start a kernel or fuzz
     (a notebook's cells count as one, sharing one kernel), so that no long file is left to run

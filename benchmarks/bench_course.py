@@ -7,12 +7,15 @@ another: pytest's start-up plus one empty kernel per notebook, started, waited f
 shut down in turn. The two take turns over a few rounds. The whole `pytest` (unit tests
 and notebooks, without the steps of their own) is timed once, then `pytest -m browser` and
 `pytest -m local` once each, and the quick tier once: each of the first three takes a minute or two.
+Last, the course's site is built once (`python -m teachagent site`, docs/site.md), into a
+temporary folder.
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -20,7 +23,7 @@ from timing import Row, interleaved
 
 ROOT = Path(__file__).resolve().parent.parent
 ROUNDS = 3
-QUICK = "not notebook and not browser and not local and not fuzz and not server"  # the README's quick tier
+QUICK = "not notebook and not browser and not local and not fuzz and not server"  # the quick tier of docs/tests.md
 
 
 def run(command: list[str]) -> None:
@@ -60,6 +63,8 @@ def rows() -> list[Row]:
     browser_time, _, browser = step([*pytest, "-m", "browser"])
     local_time, _, local = step([*pytest, "-m", "local"])
     quick, _, _ = step([*pytest, "-m", QUICK])
+    with tempfile.TemporaryDirectory() as folder:
+        site, built, _ = step([sys.executable, "-m", "teachagent", "site", "--out", str(Path(folder) / "site")])
     group = f"e. course, {len(notebooks)} notebooks"
     return [
         (group, "pytest notebooks (nbval, every lesson re-executed, -n auto)", *t["lessons"], "s"),
@@ -69,6 +74,8 @@ def rows() -> list[Row]:
          + (f" (FAILED, exit {status})" if status else ""), whole, None, "s"),
         (group, f"pytest -m browser, the browser step, one run ({browser})", browser_time, None, "s"),
         (group, f"pytest -m local, the small real model's step, one run ({local})", local_time, None, "s"),
-        (group, "the quick tier (README, Tests), one run", quick, None, "s"),
+        (group, "the quick tier (docs/tests.md), one run", quick, None, "s"),
         (group, "the quick tier / the whole suite", quick / whole, None, "x"),
+        (group, "python -m teachagent site, the course's website built offline, one run"
+         + (f" (FAILED, exit {built})" if built else ""), site, None, "s"),
     ]

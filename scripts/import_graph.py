@@ -9,7 +9,9 @@ The folders are the floors, so there is no list of modules to keep up to date:
   first notebook its docstring names (`notebooks/03_agent_loop.ipynb` makes it lesson 3);
 - `teachagent/course/` may import the ideas and `base/`;
 - `teachagent/exercises/`, `__main__` and the package's own `__init__` sit above everything.
-Every import counts, at module level or inside a function, and no cycle is allowed.
+Every import counts, at module level or inside a function, and no cycle is allowed; only an
+import under `if TYPE_CHECKING:` does not, as it names a type for annotations and never runs
+(the adapters of lesson 1 name lesson 2's `AnswerForm` in their signatures that way).
 tests/test_import_graph.py runs `problems()`, so a new import that breaks the shape fails.
 """
 
@@ -45,7 +47,12 @@ def imports_of(path: Path, known: set[str]) -> set[str]:
     name = module_name(path)
     package = name.split(".")[:-1]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    type_only = {id(node) for block in ast.walk(tree) if isinstance(block, ast.If) and ast.unparse(block.test) == "TYPE_CHECKING"
+                 for statement in block.body for node in ast.walk(statement)}
+    for node in ast.walk(tree):
+        if id(node) in type_only:
+            continue
         if isinstance(node, ast.ImportFrom) and node.level:
             base = package[: len(package) - node.level + 1]
             if node.module:

@@ -1,113 +1,104 @@
 """teachagent: the helper package of a course on how an AI agent works.
 
 Every lesson imports what it uses from here: `from teachagent import ...`. The names
-are grouped below by the lesson that introduces them; each module holds one idea and
-names its notebook. The ideas sit in this folder; what they stand on (errors, display,
-schemas, file formats) is in `base/`, and the course machinery around them (modes,
-replay, notebook runner, views, plots, widgets) is in `course/`, which no idea imports
-(scripts/import_graph.py checks the floors). Importing the package loads none of the heavy libraries (anthropic,
-tiktoken, matplotlib, ipywidgets, jsonschema, mcp); each is imported inside the function that
-needs it.
+are listed below by the lesson that introduces them, each with the module it lives in;
+each module holds one idea and names its notebook. The ideas sit in this folder; what
+they stand on (errors, display, schemas, file formats) is in `base/`, and the course
+machinery around them (modes, replay, notebook runner, views, plots, widgets) is in
+`course/`, which no idea imports (scripts/import_graph.py checks the floors).
+
+A name's module is imported the first time the name is asked for (`__getattr__`
+below), so `import teachagent` costs almost nothing and a lesson pays only for what it
+uses; the heavy libraries (anthropic, tiktoken, matplotlib, ipywidgets, jsonschema, mcp) are
+imported inside the functions that need them.
 """
 
-# lesson 1: a bare chat with a stateless model
-from .claude import Claude
-from .messages import (
-    STOP_REASONS,
-    STOPS,
-    Message,
-    RedactedThinking,
-    Response,
-    StopReason,
-    Text,
-    Thinking,
-    ToolCall,
-    ToolResult,
-    Usage,
-    latest_results,
-    show,
-    tool_exchanges,
-)
-from .models import Model, ScriptedModel, ScriptExhausted, call, is_scripted
-from .openai_compatible import OpenAICompatible
-from .course.modes import select_model
-from .course.reference import answered, beside_reference, compare_line, describe, undefined_because
-from .trace import is_answer
-from .base.display import grouped, plural
-from .tokens import context_tokens, count_tokens, message_tokens, tools_tokens
+from __future__ import annotations
 
-# lesson 2: tools
-from .messages import request_body as messages_api_request
-from .dispatch import Dispatcher
-from .openai_compatible import chat_request
-from .course.local import json_tools_request
-from .tools import Tool, read_file_tool, tool
+import importlib
+from typing import Any
 
-# lesson 3: the agent loop, its record, and you as the model
-from .agent import Agent, AgentError
-from .human import HumanModel
-from .sampling import Choices, SampledScriptedModel, one_of
-from .trace import OUTCOMES, Outcome, Run, Step
-from .course.viz import StepViewer, run_html
-from .course.widgets import play
-from .course.replay import real_model_run
+# lesson: {module: "its names"}; "shown=real" exports the module's `real` as `shown`.
+LESSONS: dict[str, dict[str, str]] = {
+    "lesson 1: a bare chat with a stateless model": {
+        "claude": "Claude",
+        "messages": "STOP_REASONS STOPS Message RedactedThinking Response StopReason Text Thinking "
+                    "ToolCall ToolResult Usage latest_results show tool_exchanges",
+        "models": "Model ScriptedModel ScriptExhausted call is_scripted",
+        "openai_compatible": "OpenAICompatible",
+        "course.modes": "select_model",
+        "course.reference": "answered beside_reference compare_line describe undefined_because",
+        "trace": "is_answer",
+        "base.display": "grouped plural",
+        "tokens": "context_tokens count_tokens message_tokens tools_tokens",
+    },
+    "lesson 2: tools": {
+        "messages": "messages_api_request=request_body",
+        "dispatch": "Dispatcher",
+        "openai_compatible": "chat_request",
+        "course.local": "json_tools_request",
+        "tools": "Tool read_file_tool tool",
+        "answers": "AnswerForm",
+        "agent": "no_tools_after_a_result",
+        "models": "ScriptBreaksToolChoice",
+    },
+    "lesson 3: the agent loop, its record, and you as the model": {
+        "agent": "Agent AgentError",
+        "human": "HumanModel",
+        "sampling": "Choices SampledScriptedModel one_of",
+        "trace": "OUTCOMES Outcome Run Step",
+        "course.viz": "StepViewer run_html",
+        "course.widgets": "play",
+        "course.replay": "real_model_run",
+    },
+    "lesson 4: memory": {
+        "memory": "MemoryStore memory_tools",
+        "models": "PromptTooLong",
+        "plan": "find_plan write_plan",
+        "window": "WithWindow",
+        "course.viz": "compare_runs",
+    },
+    "lesson 5: the research example": {
+        "research.calculator": "calculate evaluate",
+        "research.corpus": "Library",
+        "research.researcher": "QUESTION kl_expression read_everything research_agent search_and_excerpt "
+                               "system_prompt",
+    },
+    "lesson 6: what the loop costs": {
+        "cost": "PRICES PRICES_CHECKED Price cached_usages compare_Z fitted_d predicted_total priced_usage run_cost",
+        "compaction": "Compaction is_compacted",
+        "course.plots": "plot_cumulative plot_growth plot_task_success",
+    },
+    "lesson 7: how often a long task succeeds": {
+        "reliability": "floor_n50 n50 n50_approx step_success task_success",
+        "simulation": "Estimate flaky_agent run_flaky_agents simulate",
+        "course.widgets": "SuccessExplorer",
+    },
+    "lesson 8: the capstone, and an evaluation over tasks": {
+        "evaluation": "EvalTask Evaluation TaskResult compared evaluate_agent",
+    },
+    "lesson 9: tools from another process (MCP)": {
+        "remote_tools": "MCPServerError MCPToolError MCPTools mcp_tools",
+        "course.mcp_server": "course_server_command",
+    },
+}
 
-# lesson 4: memory
-from .memory import MemoryStore, memory_tools
-from .models import PromptTooLong
-from .plan import find_plan, write_plan
-from .window import WithWindow
-from .course.viz import compare_runs
+WHERE: dict[str, tuple[str, str]] = {  # each exported name: (its module, its name there)
+    shown.partition("=")[0]: (module, shown.partition("=")[2] or shown)
+    for modules in LESSONS.values() for module, names in modules.items() for shown in names.split()
+}
+__all__ = list(WHERE)
 
-# lesson 5: the research example
-from .research.calculator import calculate, evaluate
-from .research.corpus import Library
-from .research.researcher import QUESTION, kl_expression, read_everything, research_agent, search_and_excerpt, system_prompt
 
-# lesson 6: what the loop costs
-from .cost import (
-    PRICES, PRICES_CHECKED, Price, cached_usages, compare_Z, fitted_d, predicted_total, priced_usage, run_cost,
-)
-from .compaction import Compaction, is_compacted
-from .course.plots import plot_cumulative, plot_growth, plot_task_success
+def __getattr__(name: str) -> Any:
+    """The exported `name`, imported from its module the first time it is asked for, then kept here."""
+    if name not in WHERE:
+        raise AttributeError(f"module 'teachagent' has no attribute {name!r}")
+    module, real = WHERE[name]
+    value = getattr(importlib.import_module(f".{module}", __name__), real)
+    globals()[name] = value
+    return value
 
-# lesson 7: how often a long task succeeds
-from .reliability import floor_n50, n50, n50_approx, step_success, task_success
-from .simulation import Estimate, flaky_agent, run_flaky_agents, simulate
-from .course.widgets import SuccessExplorer
 
-# lesson 8: the capstone, and an evaluation over tasks
-from .evaluation import EvalTask, Evaluation, TaskResult, compared, evaluate_agent
-
-# lesson 9: tools from another process (MCP)
-from .remote_tools import MCPServerError, MCPToolError, MCPTools, mcp_tools
-from .course.mcp_server import course_server_command
-
-__all__ = [
-    # lesson 1
-    "Claude", "STOPS", "STOP_REASONS", "Message", "Model", "OpenAICompatible", "RedactedThinking", "Response",
-    "ScriptExhausted", "ScriptedModel", "StopReason", "Text", "Thinking", "ToolCall", "ToolResult", "Usage",
-    "answered", "beside_reference", "call", "compare_line", "context_tokens", "count_tokens", "describe", "grouped",
-    "is_answer", "is_scripted", "latest_results", "message_tokens", "plural", "select_model", "show", "tool_exchanges",
-    "tools_tokens", "undefined_because",
-    # lesson 2
-    "Dispatcher", "Tool", "chat_request", "json_tools_request", "messages_api_request", "read_file_tool", "tool",
-    # lesson 3
-    "Agent", "AgentError", "HumanModel", "OUTCOMES", "Outcome", "Run", "Step", "StepViewer", "play", "run_html",
-    "Choices", "SampledScriptedModel", "one_of", "real_model_run",
-    # lesson 4
-    "MemoryStore", "PromptTooLong", "WithWindow", "compare_runs", "find_plan", "memory_tools", "write_plan",
-    # lesson 5
-    "Library", "QUESTION", "calculate", "evaluate", "kl_expression", "read_everything", "research_agent",
-    "search_and_excerpt", "system_prompt",
-    # lesson 6
-    "PRICES", "PRICES_CHECKED", "Price", "cached_usages", "compare_Z", "fitted_d", "plot_cumulative",
-    "plot_growth", "predicted_total", "priced_usage", "run_cost", "Compaction", "is_compacted",
-    # lesson 7
-    "Estimate", "SuccessExplorer", "flaky_agent", "floor_n50", "n50", "n50_approx", "plot_task_success", "run_flaky_agents",
-    "simulate", "step_success", "task_success",
-    # lesson 8
-    "EvalTask", "Evaluation", "TaskResult", "compared", "evaluate_agent",
-    # lesson 9
-    "MCPServerError", "MCPToolError", "MCPTools", "course_server_command", "mcp_tools",
-]
+def __dir__() -> list[str]:
+    return sorted([*globals(), *WHERE])

@@ -57,7 +57,8 @@ def at_least_one(text: str) -> int:
 
 
 USAGE = ("%(prog)s [options]\n       %(prog)s notebook {record,replay} NOTEBOOK [--mode live|local] [--cassette PATH]"
-         "\n       %(prog)s mcp [--folder DIR] [--memory FILE] [--allow save_note]")
+         "\n       %(prog)s mcp [--folder DIR] [--memory FILE] [--allow save_note]"
+         "\n       %(prog)s site [--out DIR]")
 NOTEBOOK_COMMANDS = ("notebook record runs a notebook against a real model (--mode live: Claude, or the server of "
                      "--base-url and --model; --mode local: the small model in this process) and records every call "
                      "to a cassette, notebooks/cassettes/<notebook>.jsonl unless --cassette says otherwise; notebook "
@@ -184,6 +185,10 @@ def main(argv: list[str] | None = None) -> int:
     stdout, stderr = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = Shown(stdout), Shown(stderr)
     try:
+        if argv[:1] == ["site"]:  # the course as a website (course/site.py)
+            from .course.site import main as site_main
+            from .exercises.reveal import solution_source
+            return site_main(argv[1:], solution_source)
         return notebook_main(argv[1:]) if argv[:1] == ["notebook"] else research_main(argv)
     except BrokenPipeError:  # the reader went away, as with `| head`: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())

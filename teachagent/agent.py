@@ -14,11 +14,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base.errors import RaisedFrom, check_number, exception_text
+from .answers import AnswerForm
+from .base.display import shorten
+from .base.errors import RaisedFrom, SettingError, check_number, exception_text
 from .budget import Budget, Pricing
 from .dispatch import Approver, Dispatcher, ask_in_terminal
-from .messages import MAX_TOKENS, STOPS, Message, Response, StopReason, ToolResult, checked_reply
-from .models import Model, is_scripted
+from .messages import MAX_TOKENS, STOPS, Message, Response, StopReason, ToolChoice, ToolResult, check_tool_choice, checked_reply
+from .models import Model, call_model, is_scripted
 from .tokens import context_tokens, message_tokens
 from .tools import Tool
 from .trace import Run, Step
@@ -26,6 +28,23 @@ from .trace import Run, Step
 # Stop reasons after which the model's text is its final answer (messages.STOPS says what each does).
 FINAL: tuple[StopReason, ...] = tuple(reason for reason, (move, _) in STOPS.items() if move == "answer")
 MAX_STEPS = 1_000_000  # the largest step budget: more is a typo, not a budget
+
+
+def no_tools_after_a_result(run: Run) -> ToolChoice:
+    """A `tool_choice` for `Agent`: "auto" until a tool has answered, then "none", so the next reply is an answer.
+
+    A small model that has read what it needs tends to call the same tool again and again;
+    offering it no tool once a result is in leaves it only the answer to write.
+    """
+    return "none" if any(step.results for step in run.steps) else "auto"
+
+
+def checked_form(form: object) -> AnswerForm | None:
+    """`form` if it is an AnswerForm or None; else one `SettingError`."""
+    if form is None or isinstance(form, AnswerForm):
+        return form
+    raise SettingError(f"answer_form must be an AnswerForm, None or a function of the run giving one; "
+                       f"got {shorten(repr(form), 80)}")
 
 
 class AgentError(RaisedFrom, RuntimeError):
@@ -68,6 +87,12 @@ class Agent:
 
     `compact`, if given, rewrites the conversation after every step, before the next call
     reads it (lesson 6's `teachagent.compaction.Compaction`); c_k is then counted afresh.
+
+    `tool_choice` is sent with every call ("auto", "any", "none" or a tool's name), or is a
+    function of the run so far that says it afresh before each call (`no_tools_after_a_result`).
+    `answer_form`, if given, is the form a final answer must take (answers.py), or a function of
+    the run giving it (the numbers of the note just read, say): it is sent to the model, and a
+    final reply that breaks it ends the run with outcome "off_form", with no answer.
     """
 
     model: Model
@@ -82,13 +107,19 @@ class Agent:
     price: Pricing | None = None
     compact: Callable[[list[Message]], list[Message]] | None = None
     approve: Approver = ask_in_terminal
+    tool_choice: ToolChoice | Callable[[Run], ToolChoice] = "auto"
+    answer_form: AnswerForm | Callable[[Run], AnswerForm | None] | None = None
     runs: list[Run] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
         check_number("max_steps", self.max_steps, whole=True, at_least=1, at_most=MAX_STEPS)
         check_number("max_tokens", self.max_tokens, whole=True, at_least=1, at_most=1_000_000)
         self.budget()  # a budget it cannot take is refused now, not at the first run
-        Dispatcher(self.tools, self.approve)  # an approve that is no function is refused here, not at the first run
+        specs = Dispatcher(self.tools, self.approve).specs  # an approve that is no function is refused here, not at the first run
+        if not callable(self.tool_choice):
+            check_tool_choice(self.tool_choice, specs)
+        if not callable(self.answer_form):
+            checked_form(self.answer_form)
 
     def budget(self) -> Budget:
         """A fresh `Budget` for one run, from this agent's limits (budget.py)."""
@@ -105,6 +136,13 @@ class Agent:
     def dispatcher(self) -> Dispatcher:
         """The handler for the tools as they are now; each run makes its own, so a change counts from the next run."""
         return Dispatcher(self.tools, self.approve)
+
+    def asks(self, run: Run, specs: list[dict[str, Any]]) -> tuple[ToolChoice, AnswerForm | None]:
+        """What the next call asks of the model: its tool_choice and answer form, each as given or as the
+        function of the run given for it says now."""
+        choice = self.tool_choice(run) if callable(self.tool_choice) else self.tool_choice
+        form = self.answer_form(run) if callable(self.answer_form) else self.answer_form
+        return check_tool_choice(choice, specs), checked_form(form)
 
     def __repr__(self) -> str:
         return f"Agent(model={self.model.name!r}, tools={[t.name for t in self.tools]}, max_steps={self.max_steps})"
@@ -123,8 +161,10 @@ class Agent:
                 if broken := budget.broken_by(budget.next_read(self.model, self.system, messages, specs, c_k)):
                     run.outcome = broken
                     return run
+                doing = "choosing the tool_choice and answer form of step {k} failed"
+                choice, form = self.asks(run, specs)
                 doing, started = "the model call at step {k} failed", time.perf_counter()
-                response = checked_reply(self.model.complete(self.system, messages, specs, self.max_tokens))
+                response = checked_reply(call_model(self.model, self.system, messages, specs, self.max_tokens, choice, form))
                 results = [handler(call) for call in response.tool_calls] if response.stop_reason == "tool_use" else []
                 record(run, Step(k, c_k, response, results, time.perf_counter() - started))
                 budget.add(c_k, response.usage)
@@ -138,6 +178,10 @@ class Agent:
                     self.on_step(run.steps[-1], run)
 
                 move = STOPS[response.stop_reason][0]  # continue, answer or end
+                if move == "answer" and form and (broken := form.problem(response.text)):
+                    run.notes.append(f"step {k}: the final reply is no answer: {broken}")
+                    run.outcome = "off_form"
+                    return run
                 if move == "answer":
                     run.answer = response.text
                 if move != "continue" or (response.stop_reason == "tool_use" and not results):

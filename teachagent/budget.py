@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from .base.errors import MOST_TOKENS, SettingError, check_number
 from .messages import MAX_TOKENS, Message, Usage
-from .models import Model, TokenCounter, is_scripted
+from .models import Model, is_scripted, own_count
 
 LARGEST = {"max_context_tokens": MOST_TOKENS, "max_input_tokens": MOST_TOKENS, "max_dollars": 10**6}  # past these: a typo
 
@@ -88,9 +88,9 @@ class Budget:
         """
         if not self.any:
             return c_k
-        counter: TokenCounter | None = getattr(model, "count_tokens", None)
-        if counter is not None:
-            return max(c_k, counter(system, messages, specs))
+        counted = own_count(model, system, messages, specs)
+        if counted is not None:
+            return max(c_k, counted)
         if is_scripted(model):  # its usage is our own count
             return c_k
         if not self.calls:

@@ -20,9 +20,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .base.errors import A_DAY, check_number
+from .base.errors import A_DAY, SettingError, check_number
 from .base.http import (
     DEFAULT_TIMEOUT,
     IDENTITY,
@@ -51,22 +51,31 @@ from .messages import (
     Text,
     Thinking,
     ToolCall,
+    ToolChoice,
     Usage,
     request_body,
+    unwrapped_answer,
 )
-from .models import PromptTooLong
+from .models import Model, PromptTooLong
+
+if TYPE_CHECKING:
+    from .answers import AnswerForm
 
 # One place to change the model every live lesson uses; TEACHAGENT_CLAUDE_MODEL overrides it.
 DEFAULT_MODEL = "claude-haiku-5-5"  # the inexpensive tier; checked 2026-11-30
 __all__ = ["DEFAULT_MODEL", "CallTimedOut", "Claude", "MissingAPIKey", "ReplyTooLarge", "UnexpectedReply"]
 
 
-class Claude:
+class Claude(Model):
     """A `Model` backed by Claude through the Messages API.
 
     `Claude()` reads `ANTHROPIC_API_KEY` (and `ANTHROPIC_BASE_URL`, if set) like the SDK
     does. `max_retries` is passed to the SDK, which does the retrying; `timeout` bounds a
-    whole call, retries included.
+    whole call, retries included. `thinking` is sent as the API's thinking setting: None
+    leaves it to the model (Claude Haiku 5.5 may think before it answers), True asks for
+    adaptive thinking, False turns it off. The API refuses to force a tool call
+    (tool_choice "any" or a tool's name) while the model may think, so such a request is
+    refused here, before the call, unless thinking is False.
     """
 
     def __init__(
@@ -77,8 +86,12 @@ class Claude:
         base_url: str | None = None,
         max_retries: int = 2,
         timeout: float = DEFAULT_TIMEOUT,
+        thinking: bool | None = None,
     ) -> None:
         self.name = model or os.environ.get("TEACHAGENT_CLAUDE_MODEL") or DEFAULT_MODEL
+        if thinking not in (None, True, False):
+            raise SettingError(f"thinking must be True, False or None (the model's own default), got {thinking!r}")
+        self.thinking = thinking
         secret, api_key = Secret(api_key or os.environ.get("ANTHROPIC_API_KEY") or ""), None  # no frame holds the key itself
         given, base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL"), None  # an address's credentials are secrets too
         address, given = (Address(given) if given else None), None
@@ -97,17 +110,25 @@ class Claude:
         return f"Claude(model={self.name!r})"
 
     def request(
-        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int,
+        tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> dict[str, Any]:
         """The keyword arguments of `messages.create` for this call: exactly what is sent."""
-        return request_body(self.name, system, messages, tools, max_tokens)
+        body = request_body(self.name, system, messages, tools, max_tokens, tool_choice, answer_form)
+        if body.get("tool_choice", {}).get("type") in ("any", "tool") and self.thinking is not False:
+            raise SettingError(f"Claude refuses tool_choice {tool_choice!r} while it may think before it answers: "
+                               "make the model with Claude(thinking=False) to force a call, or leave tool_choice 'auto'")
+        if self.thinking is not None:
+            body["thinking"] = {"type": "adaptive" if self.thinking else "disabled"}
+        return body
 
     def complete(
-        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS,
+        tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> Response:
         import anthropic
 
-        params = sendable(self.request(system, messages, tools, max_tokens))
+        params = sendable(self.request(system, messages, tools, max_tokens, tool_choice, answer_form))
         try:
             reply = self._guarded.call(lambda client: client.messages.create(**params))
         except anthropic.BadRequestError as error:
@@ -116,7 +137,10 @@ class Claude:
                 raise
             tokens, window = (int(n) if n else None for n in too_long.groups())
             raise PromptTooLong(tokens, window, self.name) from error  # the same error a scripted model raises
-        return Response.from_dict(self._guarded.scrub(to_response(reply).to_dict()))  # an echoed key is stored as HIDDEN
+        response = Response.from_dict(self._guarded.scrub(to_response(reply).to_dict()))  # an echoed key is stored as HIDDEN
+        if answer_form is not None and response.stop_reason != "tool_use":  # the answer came as {"answer": ...}
+            response.content = [Text(unwrapped_answer(b.text)) if isinstance(b, Text) else b for b in response.content]
+        return response
 
     def count_tokens(self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = ()) -> int:
         """Claude's own count of the tokens this context holds (the API's counting endpoint; free).
@@ -134,26 +158,28 @@ def to_response(reply: Any) -> Response:
     """Our `Response` from the SDK's `Message` object, block by block and by type."""
     if not isinstance(getattr(reply, "content", None), list) or getattr(reply, "usage", None) is None:
         raise UnexpectedReply(f"the API answered with something that is not a message: {str(reply)[:200]!r}")
-    content: list[Block] = []
-    for block in reply.content:
-        kind = getattr(block, "type", None)
-        if kind == "text" and isinstance(block.text, str):
-            content.append(Text(block.text))
-        elif kind == "tool_use":
-            if not isinstance(block.input, dict) or not block.name:
-                raise UnexpectedReply(f"tool_use block {block.id} has input that is not a JSON object or has no name: {block!r}")
-            content.append(ToolCall(block.id, block.name, dict(block.input)))
-        elif kind == "thinking" and set(block.to_dict()) == {"type", "thinking", "signature"}:
-            content.append(Thinking(block.thinking, block.signature))
-        elif kind == "redacted_thinking" and set(block.to_dict()) == {"type", "data"}:
-            content.append(RedactedThinking(block.data))
-        elif isinstance(kind, str) and hasattr(block, "to_dict"):
-            content.append(OtherBlock(block.to_dict()))  # exactly the fields that came, to go back as they came
-        else:
-            raise UnexpectedReply(f"the reply holds a content block with no type: {str(block)[:200]!r}")
+    content = [block_of(block) for block in reply.content]
     stop = reply_text(reply.stop_reason, "stop_reason")
     if stop not in STOP_REASONS:
         raise UnexpectedReply(f"the reply has stop_reason {stop!r}, not one of {', '.join(STOP_REASONS)}")
     u = reply.usage
     usage = Usage(**{name: reply_count(getattr(u, name, None), f"usage.{name}") for name in Usage().to_dict()})
     return Response(content, stop, usage, reply_text(reply.model, "model"))
+
+
+def block_of(block: Any) -> Block:
+    """One of the SDK's content blocks as ours: by its type, never by its place (a reply may start with thinking)."""
+    kind = getattr(block, "type", None)
+    if kind == "text" and isinstance(block.text, str):
+        return Text(block.text)
+    if kind == "tool_use":
+        if not isinstance(block.input, dict) or not block.name:
+            raise UnexpectedReply(f"tool_use block {block.id} has input that is not a JSON object or has no name: {block!r}")
+        return ToolCall(block.id, block.name, dict(block.input))
+    if kind == "thinking" and set(block.to_dict()) == {"type", "thinking", "signature"}:
+        return Thinking(block.thinking, block.signature)
+    if kind == "redacted_thinking" and set(block.to_dict()) == {"type", "data"}:
+        return RedactedThinking(block.data)
+    if isinstance(kind, str) and hasattr(block, "to_dict"):
+        return OtherBlock(block.to_dict())  # exactly the fields that came, to go back as they came
+    raise UnexpectedReply(f"the reply holds a content block with no type: {str(block)[:200]!r}")

@@ -60,22 +60,20 @@ class Dispatcher:
         self.approve = approve
         self._tools: dict[str, Tool] = {}
         self._validators: dict[str, Any] = {}  # one per tool, built once
+        self.specs: list[dict[str, Any]] = []  # what the model is told of the tools, in the order given: fixed for a run
         for t in tools:
             if not isinstance(t, Tool):
                 raise TypeError(f"Dispatcher takes Tool objects (make one with @tool), got {t!r}")
             if t.name in self._tools:
                 raise SettingError(f"two tools are named {t.name!r}; the model calls tools by name, so names must differ")
+            spec = t.spec  # read once: a tool's choices may change between runs, never within one
             try:
-                self._validators[t.name] = input_validator(t.input_schema)  # checked once per schema
+                self._validators[t.name] = input_validator(spec["input_schema"])  # checked once per schema
             except ValueError as exc:
                 raise ValueError(f"tool {t.name!r} has an invalid input_schema: {exc}") from exc
             check_timeout(t.name, t.timeout)  # again: a Tool's fields can be changed after it was made
             self._tools[t.name] = t
-
-    @property
-    def specs(self) -> list[dict[str, Any]]:
-        """The tool specs to send to the model, in the order the tools were given."""
-        return [t.spec for t in self._tools.values()]
+            self.specs.append(spec)
 
     @property
     def names(self) -> list[str]:

@@ -29,12 +29,29 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .base.errors import CourseError
 from .base.formats import unstorable
-from .messages import MAX_TOKENS, Block, Message, Response, StopReason, Text, ToolCall, ToolResult, Usage
+from .messages import (
+    MAX_TOKENS,
+    Block,
+    Message,
+    Response,
+    StopReason,
+    Text,
+    ToolCall,
+    ToolChoice,
+    ToolResult,
+    Usage,
+    check_tool_choice,
+    tool_choice_problem,
+)
+from .models import Model
 from .tokens import block_tokens, context_tokens
+
+if TYPE_CHECKING:
+    from .answers import AnswerForm
 
 LONGEST_TOKEN = 128  # characters in the longest token of cl100k: a reply longer than 128 × max_tokens cannot fit
 WHOLE_PAGE = "/page"  # typed alone instead of a reply: show the whole page again
@@ -98,6 +115,15 @@ def how_to_reply(tools: Sequence[dict[str, Any]]) -> str:
     """The line under a page that says how to answer, with an example call of this run's first tool."""
     example = f", such as: {example_call(tools[0])}" if tools else ""
     return f"your reply: text for a final answer, or one line per tool call{example}"
+
+
+def rules_line(tool_choice: ToolChoice, answer_form: AnswerForm | None) -> str:
+    """The page's last line when a call asks more than "auto" and any answer: what this reply must be."""
+    rules = {"auto": [], "any": ["you must call a tool"], "none": ["you may not call a tool"]}.get(
+        tool_choice, [f"you must call {tool_choice} and nothing else"])
+    if answer_form is not None:
+        rules.append(f"a final answer must be {answer_form}")
+    return f"\n=== this call: {'; '.join(rules)} ===" if rules else ""
 
 
 def context_page(system: str, messages: list[Message], tools: list[dict[str, Any]]) -> str:
@@ -193,8 +219,28 @@ def pointing_at(typed: str, where: int) -> str:
     return f"{line}\n{' ' * (where - start)}^"
 
 
+def read_reply(typed: str, tools: Sequence[dict[str, Any]], max_tokens: int, tool_choice: ToolChoice = "auto",
+               answer_form: AnswerForm | None = None) -> list[Text | ToolCall]:
+    """The blocks of a typed reply that an API would let a model send; else `NotAReply` saying what to fix:
+    too long for `max_tokens`, not a reply (`parse_reply`), or not what `tool_choice` or `answer_form` asks."""
+    if isinstance(typed, str) and len(typed) > LONGEST_TOKEN * max_tokens:  # refused before it is read
+        raise NotAReply(f"that reply is {len(typed):,} characters, more than a reply of max_tokens = "
+                        f"{max_tokens} tokens can hold ({LONGEST_TOKEN * max_tokens:,}); shorten it")
+    blocks = parse_reply(typed, tools)
+    calls = [b for b in blocks if isinstance(b, ToolCall)]
+    if broken := tool_choice_problem(tool_choice, calls):
+        raise NotAReply(broken)
+    said = "".join(b.text for b in blocks if isinstance(b, Text))
+    if answer_form is not None and not calls and (broken := answer_form.problem(said)):
+        raise NotAReply(broken)
+    written = sum(block_tokens(b) for b in blocks)
+    if written > max_tokens:
+        raise NotAReply(f"that reply is {written} tokens and this call allows max_tokens = {max_tokens}; shorten it")
+    return blocks
+
+
 @dataclass(repr=False)
-class HumanModel:
+class HumanModel(Model):
     """A model whose replies a person writes.
 
     `ask(page, problem)` shows the page (and, when the last reply could not be sent, what to
@@ -227,29 +273,26 @@ class HumanModel:
         return f"HumanModel({how}, replied {self._calls} times)"
 
     def complete(
-        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS,
+        tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> Response:
+        """The person's reply to this call: asked again until it is one (a call when tool_choice asks for one, an
+        answer of `answer_form`'s shape), as an API holds its model to both."""
         tools = list(tools)
-        self.page = context_page(system, messages, tools)
+        rules = rules_line(check_tool_choice(tool_choice, tools), answer_form)
+        self.page = context_page(system, messages, tools) + rules
         continues = bool(self._shown) and messages[: len(self._shown)] == self._shown  # the same run, one step on
-        shown = self.page if self.whole_page or not continues else new_on_page(system, messages, tools, len(self._shown))
+        shown = self.page if self.whole_page or not continues else new_on_page(system, messages, tools, len(self._shown)) + rules
         self._shown = list(messages)
         page, problem = shown, None
         while True:
             try:
                 typed = self._next_reply(page, problem)
-                if isinstance(typed, str) and len(typed) > LONGEST_TOKEN * max_tokens:  # refused before it is read
-                    raise NotAReply(f"that reply is {len(typed):,} characters, more than a reply of max_tokens = "
-                                    f"{max_tokens} tokens can hold ({LONGEST_TOKEN * max_tokens:,}); shorten it")
-                if typed.strip() == WHOLE_PAGE:
+                if isinstance(typed, str) and len(typed) <= LONGEST_TOKEN * max_tokens and typed.strip() == WHOLE_PAGE:
                     page, problem = self.page, None
                     continue
                 self.typed, self.mistake = typed, None
-                blocks = parse_reply(typed, tools)
-                written = sum(block_tokens(b) for b in blocks)
-                if written > max_tokens:
-                    raise NotAReply(f"that reply is {written} tokens and this call allows max_tokens = {max_tokens}; "
-                                    "shorten it")
+                blocks = read_reply(typed, tools, max_tokens, tool_choice, answer_form)
                 break
             except NotAReply as why:
                 if self.answers is not None:
@@ -258,6 +301,7 @@ class HumanModel:
         self._calls += 1
         reply: list[Block] = [self._numbered(b) for b in blocks]
         stop: StopReason = "tool_use" if any(isinstance(b, ToolCall) for b in reply) else "end_turn"
+        written = sum(block_tokens(b) for b in blocks)
         return Response(reply, stop, Usage(context_tokens(system, messages, tools), written), self.name)
 
     def _next_reply(self, page: str, problem: str | None) -> str:

@@ -24,11 +24,14 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from .base.display import shorten
 from .base.errors import CourseError, SettingError, check_number, exception_text
 from .base.formats import enum_from_table, unstorable
+
+if TYPE_CHECKING:
+    from .answers import AnswerForm
 
 Role = Literal["user", "assistant"]
 
@@ -52,6 +55,39 @@ enum_from_table(f"{__name__}.STOPS", STOPS)  # the stop reasons a saved run or a
 StopReason = str  # one of STOP_REASONS: a Response with any other is refused when it is made
 
 MAX_TOKENS = 1024  # the reply length every model call allows unless told otherwise
+
+# What a request lets the model do with its tools (notebooks/02_tools.ipynb): "auto" (it decides), "any"
+# (it must call one), "none" (it must not call any), or a tool's name (it must call that tool). Each API
+# spells it its own way; `tool_choice_field` is the Messages API's, which request_body and a cassette use.
+TOOL_CHOICES = ("auto", "any", "none")
+ToolChoice = str  # one of TOOL_CHOICES or the name of a tool the request offers
+
+
+def check_tool_choice(choice: object, tools: Sequence[dict[str, Any]]) -> ToolChoice:
+    """`choice` if a request offering `tools` can carry it; else one `SettingError` saying what it can be."""
+    names = [t["name"] for t in tools]
+    if choice in ("auto", "none") or (choice == "any" and names) or (isinstance(choice, str) and choice in names):
+        return cast(str, choice)
+    if choice == "any":
+        raise SettingError("tool_choice 'any' makes the model call a tool, but this request offers none")
+    offered = f"or a tool's name ({', '.join(map(repr, names))})" if names else "(this request offers no tools to name)"
+    raise SettingError(f"tool_choice must be 'auto', 'any', 'none' {offered}; got {shorten(repr(choice), 60)}")
+
+
+def tool_choice_problem(choice: ToolChoice, calls: Sequence[ToolCall]) -> str | None:
+    """Why a reply with `calls` breaks `choice`, in words; None if it keeps it (every API holds its model to it)."""
+    if choice == "none" and calls:
+        return f"it calls {calls[0].name}, but tool_choice 'none' allows no tool call"
+    if choice == "any" and not calls:
+        return "it calls no tool, but tool_choice 'any' requires a call"
+    if choice not in TOOL_CHOICES and (not calls or any(c.name != choice for c in calls)):
+        return f"tool_choice {choice!r} requires a call to {choice} and nothing else"
+    return None
+
+
+def tool_choice_field(choice: ToolChoice) -> dict[str, str]:
+    """`choice` as the Messages API writes it: {"type": "any"}, or {"type": "tool", "name": ...} for a tool."""
+    return {"type": choice} if choice in TOOL_CHOICES else {"type": "tool", "name": choice}
 
 
 @dataclass
@@ -400,19 +436,39 @@ def tool_exchanges(messages: list[Message]) -> list[tuple[ToolCall, ToolResult]]
 
 
 def request_body(
-    model: str, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
+    model: str, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int,
+    tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
 ) -> dict[str, Any]:
     """One request as plain JSON data, in the Messages API's shape these types mirror.
 
     Claude's adapter sends exactly this; a cassette records it for every model (Claude, an
     OpenAI-compatible server, the local model), so a recording has one shape whoever answered.
+    The defaults are left out (tool_choice "auto", no answer form), as the API assumes them.
     """
     body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": [m.to_dict() for m in messages]}
     if system:
         body["system"] = system
     if tools:
         body["tools"] = list(tools)
+    if check_tool_choice(tool_choice, tools) != "auto" and tools:
+        body["tool_choice"] = tool_choice_field(tool_choice)
+    if answer_form is not None:
+        body["output_config"] = {"format": {"type": "json_schema", "schema": answer_form.wire_schema}}
     return body
+
+
+def answer_text(value: Any) -> str:
+    """An answer's text: a string as it is, any other value (held to a form, answers.py) as its JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def unwrapped_answer(written: str) -> str:
+    """The answer inside a reply written to an answer form's `wire_schema` (`{"answer": ...}`); else `written` as it is."""
+    try:
+        value = json.loads(written)
+    except (ValueError, RecursionError):
+        return written
+    return answer_text(value["answer"]) if isinstance(value, dict) and list(value) == ["answer"] else written
 
 
 def show(messages: list[Message]) -> str:

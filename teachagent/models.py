@@ -1,21 +1,27 @@
 """What a model is to our code, and a scripted one for offline lessons (notebooks/01_bare_chat.ipynb).
 
 To the rest of teachagent a model is anything with a `name` and a
-`complete(system, messages, tools, max_tokens) -> Response` method. It keeps no state
-between calls: whatever it should know must be in the arguments of that one call.
+`complete(system, messages, tools, max_tokens, tool_choice="auto", answer_form=None) -> Response`
+method. It keeps no state between calls: whatever it should know must be in the arguments
+of that one call. `tool_choice` says what it may do with the tools ("auto", "any", "none" or
+a tool's name, notebooks/02_tools.ipynb); `answer_form`, if given, is the form its final
+answer must take (answers.py). A model written with only the first four parameters still
+serves every request that leaves those two at their defaults (`call_model`).
 
 `ScriptedModel` is such a model that plays a script instead of thinking. Each step of
 the script is a fixed reply or a function of the conversation so far, so a scripted
 agent can read what a tool returned and build its next step from it. It is scripted
 and says so everywhere it appears; everything around it (tools, token counts, costs)
-is real. `teachagent.course.modes.select_model` picks the scripted model or Claude for a lesson.
+is real. `teachagent.course.modes.select_model` picks a lesson's model from its mode: this scripted
+one (the default), the small local model, a live one (Claude or an OpenAI-compatible server), or
+a recording of one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, Union, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, Union, runtime_checkable
 
 from .base.errors import CourseError, check_number
 from .base.growing import GrowingCount
@@ -29,28 +35,73 @@ from .messages import (
     Text,
     Thinking,
     ToolCall,
+    ToolChoice,
     Usage,
+    check_tool_choice,
+    tool_choice_problem,
 )
 from .tokens import block_tokens, context_tokens, encoding, message_tokens
+
+if TYPE_CHECKING:
+    from .answers import AnswerForm
 
 
 @runtime_checkable
 class Model(Protocol):
-    """Anything that turns one context into one response.
+    """Anything that turns one context into one response: a `name` and `complete`.
 
-    A model may also have `count_tokens(system, messages, tools) -> int`, its own exact
-    count of what it would read; callers ask `getattr(model, "count_tokens", None)`.
+    A model may also say three things about itself; one that subclasses `Model` inherits
+    these defaults, and `is_scripted`, `own_count` and `suggested_steps` read them from any model:
+    - `scripted`: it is a stand-in that plays a script, so every run it plays says so (False);
+    - `step_budget`: the step budget it suggests for the course's agents, e.g. fewer steps for
+      a slow local model (None: the agent's own);
+    - `count_tokens(system, messages, tools)`: its own exact count of what a call would read
+      (None: it has none, and the budgets estimate, budget.py).
     """
 
     name: str
+    scripted: bool = False
+    step_budget: int | None = None
+
+    def count_tokens(self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = ()) -> int | None:
+        return None
 
     def complete(
-        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int,
+        tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> Response: ...
 
 
-# The type of a model's optional `count_tokens(system, messages, tools) -> int`.
-TokenCounter = Callable[[str, list[Message], Sequence[dict[str, Any]]], int]
+def is_scripted(model: Model) -> bool:
+    """Whether `model` is a scripted stand-in: every run, view and budget asks this one question, so that a
+    scripted run can never pass for a real model's (a model that does not say is not one)."""
+    return getattr(model, "scripted", False) is True
+
+
+def own_count(model: Model, system: str, messages: list[Message], tools: Sequence[dict[str, Any]]) -> int | None:
+    """The model's own count of what this call would read (Claude asks its API), or None if it has none."""
+    counter = getattr(model, "count_tokens", None)
+    return counter(system, messages, tools) if callable(counter) else None
+
+
+def suggested_steps(model: Model) -> int | None:
+    """The step budget the model suggests for the course's agents, or None if it suggests none."""
+    budget = getattr(model, "step_budget", None)
+    return budget if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0 else None
+
+
+def call_model(
+    model: Model, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int,
+    tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
+) -> Response:
+    """`model.complete(...)`, with `tool_choice` and `answer_form` passed only when they are not the defaults:
+    a model written with four parameters still serves every request that needs neither."""
+    settings: dict[str, Any] = {}
+    if tool_choice != "auto":
+        settings["tool_choice"] = tool_choice
+    if answer_form is not None:
+        settings["answer_form"] = answer_form
+    return model.complete(system, messages, tools, max_tokens, **settings)
 
 
 # A script step: a fixed reply, or a function of the conversation that returns one.
@@ -59,14 +110,12 @@ Policy = Callable[[list[Message]], Reply]  # a function of the conversation that
 ScriptStep = Union[Reply, Policy]  # noqa: UP007
 
 
-def is_scripted(model: Any) -> bool:
-    """Whether `model` is a scripted stand-in (a `ScriptedModel`, or anything that says it is one): every run,
-    view and budget asks this one question, so that a scripted run can never pass for a real model's."""
-    return getattr(model, "scripted", False) is True
-
-
 class ScriptExhausted(CourseError, RuntimeError):
     """The scripted model was asked for more steps than its script has."""
+
+
+class ScriptBreaksToolChoice(CourseError, RuntimeError):
+    """A step of the script does what the request's tool_choice forbids (an API never lets its model do that)."""
 
 
 class PromptTooLong(CourseError, ValueError):
@@ -130,7 +179,7 @@ def _cut_to(content: list[Any], max_tokens: int) -> list[Any]:
 
 
 @dataclass(repr=False)
-class ScriptedModel:
+class ScriptedModel(Model):
     """A stand-in for a language model that plays `script`, one step per call.
 
     `script` is a list of steps, played in order; or a single function of the
@@ -142,7 +191,7 @@ class ScriptedModel:
 
     script: list[ScriptStep] | Policy
     name: str = "scripted"
-    scripted: ClassVar[bool] = True  # what every run it plays says about it
+    scripted: bool = field(default=True, init=False, repr=False)  # what every run it plays says about it
     played: int = field(default=0, init=False)
     _calls: int = field(default=0, init=False)
     _counted: GrowingCount = field(default_factory=GrowingCount, init=False, compare=False)
@@ -169,9 +218,13 @@ class ScriptedModel:
         self._counted = GrowingCount()
 
     def complete(
-        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS,
+        tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> Response:
+        """The script's next step as a reply. It must keep `tool_choice`, as a real API's model does; `answer_form`
+        is not enforced (the script wrote its answers already): the agent checks every final reply against it."""
         check_number("max_tokens", max_tokens, whole=True, at_least=1)
+        check_tool_choice(tool_choice, tools)
         if not callable(self.script) and self.played >= len(self.script):
             raise ScriptExhausted(
                 f"ScriptedModel {self.name!r} has {len(self.script)} steps and was asked for step "
@@ -182,6 +235,8 @@ class ScriptedModel:
         self.played += 1
         reply = step(list(messages)) if callable(step) else step
         response = _as_response(reply)
+        if broken := tool_choice_problem(tool_choice, response.tool_calls):
+            raise ScriptBreaksToolChoice(f"step {self.played} of {self.name!r} cannot be played: {broken}")
 
         content = [self._with_id(b) for b in response.content]
         stop_reason = response.stop_reason

@@ -8,6 +8,8 @@ translates, over the official `openai` SDK, exactly as `Claude` does over anthro
   entry of the assistant's `tool_calls`, its input a JSON string; a `ToolResult` as a
   `tool` message for its `tool_call_id` (an error result says so in its text); tool specs
   as `{"type": "function", "function": {name, description, parameters}}`;
+- `tool_choice` "any" as "required", "none" as "none", a tool's name as a named function;
+  an answer's form as `response_format` (a JSON schema, `{"answer": ...}` at its top);
 - the reply: `finish_reason` `stop` → `end_turn`, `tool_calls` → `tool_use`, `length` →
   `max_tokens`, `content_filter` → `refusal`; every one of several parallel calls becomes
   a `ToolCall`; usage's `prompt_tokens_details.cached_tokens` are the cache reads, so
@@ -39,7 +41,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .base.display import one_line
 from .base.errors import A_DAY, SettingError, check_number
@@ -57,8 +59,24 @@ from .base.http import (
     reply_text,
     sendable,
 )
-from .messages import MAX_TOKENS, Block, Message, Response, StopReason, Text, ToolCall, ToolResult, Usage
-from .models import PromptTooLong
+from .messages import (
+    MAX_TOKENS,
+    Block,
+    Message,
+    Response,
+    StopReason,
+    Text,
+    ToolCall,
+    ToolChoice,
+    ToolResult,
+    Usage,
+    check_tool_choice,
+    unwrapped_answer,
+)
+from .models import Model, PromptTooLong
+
+if TYPE_CHECKING:
+    from .answers import AnswerForm
 
 DEFAULT_SERVER = "https://api.openai.com/v1"  # the SDK's own default, named so the banner can say it
 
@@ -71,18 +89,23 @@ FINISH_REASONS: dict[str, StopReason] = {
     "content_filter": "refusal",
 }
 
+# tool_choice in the chat API's words; a tool's name becomes {"type": "function", "function": {"name": ...}}
+CHAT_TOOL_CHOICES = {"any": "required", "none": "none"}
+
 # what servers say when the context alone is too long (OpenAI, vLLM, llama.cpp)
 TOO_LONG = re.compile(r"context[_ ]length[_ ]exceeded|maximum context length|exceeds? the available context size", re.I)
 
 
-class OpenAICompatible:
+class OpenAICompatible(Model):
     """A `Model` backed by any server that speaks OpenAI's chat completions.
 
     `model` is the server's name for it; `base_url` the server (its `/v1` address), or else
     `OPENAI_BASE_URL`, or else OpenAI. `api_key` (or `OPENAI_API_KEY`) is needed only by a
     server that asks for one. `timeout` bounds a whole call, retries included; `name` is
     what runs and banners call it (by default the model and the server, on one line, with
-    any credential of the address left out).
+    any credential of the address left out). `seed`, if set, goes with every request, so a
+    server that samples with it (llama.cpp, vLLM) writes the same reply to the same request;
+    change `model.seed` between runs to sample each run afresh, yet repeatably.
     """
 
     def __init__(
@@ -94,6 +117,7 @@ class OpenAICompatible:
         timeout: float = DEFAULT_TIMEOUT,
         max_retries: int = 2,
         name: str | None = None,
+        seed: int | None = None,
     ) -> None:
         secret, api_key = Secret(api_key or os.environ.get("OPENAI_API_KEY") or ""), None  # no frame holds the key itself
         address, base_url = Address(base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_SERVER), None  # nor the address's
@@ -108,6 +132,7 @@ class OpenAICompatible:
         self.name = one_line(name if isinstance(name, str) and name.strip() else f"{model} at {self.server}", 200)
         self.timeout = float(check_number("timeout", timeout, above=0, at_most=A_DAY, unit="seconds"))
         check_number("max_retries", max_retries, whole=True, at_least=0, at_most=10)
+        self.seed = seed if seed is None else check_number("seed", seed, whole=True, at_least=0, at_most=2**32 - 1)
         if secret.reveal():
             checked_key(secret, "OPENAI_API_KEY")
         import openai
@@ -123,17 +148,19 @@ class OpenAICompatible:
         return f"OpenAICompatible(model={self.model!r}, server={self.server!r})"
 
     def request(
-        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int,
+        tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> dict[str, Any]:
         """The keyword arguments of `chat.completions.create` for this call: exactly what is sent."""
-        return chat_request(self.model, system, messages, tools, max_tokens)
+        return chat_request(self.model, system, messages, tools, max_tokens, tool_choice, answer_form, self.seed)
 
     def complete(
-        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS,
+        tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> Response:
         import openai
 
-        params = sendable(self.request(system, messages, tools, max_tokens))
+        params = sendable(self.request(system, messages, tools, max_tokens, tool_choice, answer_form))
         try:
             reply = self._guarded.call(lambda client: client.chat.completions.create(**params))
         except openai.BadRequestError as error:
@@ -143,7 +170,10 @@ class OpenAICompatible:
             tokens, window = body.get("n_prompt_tokens"), body.get("n_ctx")  # llama.cpp says both
             raise PromptTooLong(tokens if isinstance(tokens, int) else None, window if isinstance(window, int) else None,
                                 self.name) from error  # the same error a scripted model raises
-        return self.response(reply)
+        response = self.response(reply)
+        if answer_form is not None and response.stop_reason != "tool_use":  # the answer came as {"answer": ...}
+            response.content = [Text(unwrapped_answer(b.text)) if isinstance(b, Text) else b for b in response.content]
+        return response
 
     # How the reply's blocks are read from its message content; None: text, and calls from `tool_calls`.
     # A model that writes its calls as text (course/local.py's GrammarModel) gives its own reader.
@@ -164,28 +194,46 @@ def tool_specs(tools: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def chat_request(
-    model: str, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
+    model: str, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int,
+    tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None, seed: int | None = None,
 ) -> dict[str, Any]:
-    """One chat-completions request with native tool calls."""
+    """One chat-completions request with native tool calls; `tool_choice` in this API's words, and the answer's
+    form as a structured-output request (`response_format`), which many servers take (OpenAI, llama.cpp, vLLM)."""
+    body: dict[str, Any] = {"model": model, "messages": chat_messages(system, messages), "max_tokens": max_tokens}
+    if tools:
+        body["tools"] = tool_specs(tools)
+    if check_tool_choice(tool_choice, tools) != "auto" and tools:
+        body["tool_choice"] = CHAT_TOOL_CHOICES.get(tool_choice) or {"type": "function", "function": {"name": tool_choice}}
+    if answer_form is not None:
+        body["response_format"] = {"type": "json_schema",
+                                   "json_schema": {"name": "answer", "schema": answer_form.wire_schema, "strict": True}}
+    if seed is not None:
+        body["seed"] = seed
+    return body
+
+
+def chat_messages(system: str, messages: list[Message]) -> list[dict[str, Any]]:
+    """The conversation as chat messages: the system prompt first, each tool result a `tool` message of its own."""
     sent: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     for message in messages:
         text = "".join(b.text for b in message.content if isinstance(b, Text))
         if message.role == "assistant":  # thinking blocks are Claude's; this API has no place for them
-            calls = [b for b in message.content if isinstance(b, ToolCall)]
-            turn: dict[str, Any] = {"role": "assistant", "content": text or None}
-            if calls:
-                turn["tool_calls"] = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments(c)}}
-                                      for c in calls]
-            sent.append(turn)
+            sent.append(assistant_turn(text, [b for b in message.content if isinstance(b, ToolCall)]))
             continue
-        sent += [{"role": "tool", "tool_call_id": r.tool_use_id, "content": result_text(r)}
-                 for r in message.content if isinstance(r, ToolResult)]
-        if text or not any(isinstance(b, ToolResult) for b in message.content):
+        results = [b for b in message.content if isinstance(b, ToolResult)]
+        sent += [{"role": "tool", "tool_call_id": r.tool_use_id, "content": result_text(r)} for r in results]
+        if text or not results:
             sent.append({"role": "user", "content": text})
-    body: dict[str, Any] = {"model": model, "messages": sent, "max_tokens": max_tokens}
-    if tools:
-        body["tools"] = tool_specs(tools)
-    return body
+    return sent
+
+
+def assistant_turn(text: str, calls: list[ToolCall]) -> dict[str, Any]:
+    """What the model wrote, as the chat API carries it: its text, and its calls each with its arguments as JSON text."""
+    turn: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if calls:
+        turn["tool_calls"] = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments(c)}}
+                              for c in calls]
+    return turn
 
 
 def arguments(call: ToolCall) -> str:
@@ -206,32 +254,39 @@ def to_response(reply: Any, written: Callable[[Any, str, str | None], list[Block
     choices = getattr(reply, "choices", None)
     if not isinstance(choices, list) or not choices or getattr(choices[0], "message", None) is None:
         raise UnexpectedReply(f"the server answered with something that is not a chat completion: {str(reply)[:200]!r}")
-    choice = choices[0]
-    message, finish = choice.message, reply_text(choice.finish_reason, "finish_reason")
-    content: list[Block]
+    message, finish = choices[0].message, reply_text(choices[0].finish_reason, "finish_reason")
     if written is not None:
         content = written(message.content, reply.id or "call", finish or None)
     else:
-        said = text_of(message.content)
-        content = [Text(said)] if said else []
-        for call in message.tool_calls or []:
-            function = getattr(call, "function", None)
-            if function is None or not isinstance(function.name, str) or not function.name:
-                raise UnexpectedReply(f"the reply holds a tool call without a function name: {str(call)[:200]!r}")
-            content.append(parsed_call(call.id if isinstance(call.id, str) else "", function.name, function.arguments))
+        content = native_blocks(message)
     unique_ids(content, set() if ids is None else ids)
-    calls = any(isinstance(b, ToolCall) for b in content)
-    if finish == "stop" and calls:
+    if finish == "stop" and any(isinstance(b, ToolCall) for b in content):
         finish = "tool_calls"  # some servers (Ollama among them) end a turn of calls with "stop"
     if finish not in FINISH_REASONS:
         raise UnexpectedReply(f"the reply has finish_reason {finish!r}, not one of {', '.join(FINISH_REASONS)}")
-    u = getattr(reply, "usage", None)
+    return Response(content, FINISH_REASONS[finish], chat_usage(getattr(reply, "usage", None)),
+                    reply_text(reply.model, "model") or model)
+
+
+def native_blocks(message: Any) -> list[Block]:
+    """The blocks of a reply with tool calling of its own: its text, then each of its `tool_calls`."""
+    said = text_of(message.content)
+    content: list[Block] = [Text(said)] if said else []
+    for call in message.tool_calls or []:
+        function = getattr(call, "function", None)
+        if function is None or not isinstance(function.name, str) or not function.name:
+            raise UnexpectedReply(f"the reply holds a tool call without a function name: {str(call)[:200]!r}")
+        content.append(parsed_call(call.id if isinstance(call.id, str) else "", function.name, function.arguments))
+    return content
+
+
+def chat_usage(u: Any) -> Usage:
+    """The reply's usage as ours: the prompt's cached tokens are cache reads, the rest uncached input."""
     prompt = reply_count(getattr(u, "prompt_tokens", None), "usage.prompt_tokens")
     details = getattr(u, "prompt_tokens_details", None)
     cached = min(reply_count(getattr(details, "cached_tokens", None), "usage.prompt_tokens_details.cached_tokens"), prompt)
-    usage = Usage(input_tokens=prompt - cached, output_tokens=reply_count(getattr(u, "completion_tokens", None),
-                  "usage.completion_tokens"), cache_read_input_tokens=cached)
-    return Response(content, FINISH_REASONS[finish], usage, reply_text(reply.model, "model") or model)
+    written = reply_count(getattr(u, "completion_tokens", None), "usage.completion_tokens")
+    return Usage(input_tokens=prompt - cached, output_tokens=written, cache_read_input_tokens=cached)
 
 
 def text_of(content: Any) -> str:

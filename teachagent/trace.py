@@ -6,8 +6,9 @@ N(v_k) is appended, so c_{k+1} = c_k + v_k + N(v_k). A `Step` keeps one k of tha
 many tokens the model read (c_k), what it wrote (v_k), what the tools returned (N(v_k)).
 A `Run` keeps them all, plus how the run ended.
 
-Everything that looks at a run afterwards (the step viewer, the cost analysis, saving
-to JSON, replay) reads a `Run` and nothing else; this module needs none of them. A saved
+Everything that looks at a run afterwards (the step viewer, the cost analysis, the
+evaluation, saving to JSON) reads a `Run` and nothing else; this module needs none of
+them. (Replay does not: it answers requests from a cassette, course/replay.py.) A saved
 run is checked against teachagent/base/schemas/run.schema.json before it is read back.
 """
 
@@ -34,6 +35,7 @@ OUTCOMES: dict[str, str] = {
     "max_input_tokens": "the next call could have taken the run past its token budget, so it was not made",
     "max_dollars": "the next call could have taken the run past its dollar budget, so it was not made",
     "error": "a model call failed",
+    "off_form": "the final reply broke the answer's form, so it is no answer",
     **{reason: words for reason, (move, words) in STOPS.items() if move == "end"},
     "tool_use": "the model stopped to call a tool but wrote no call",
 }

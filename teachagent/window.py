@@ -14,13 +14,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .base.errors import check_number
 from .base.growing import GrowingCount
-from .messages import MAX_TOKENS, Message, Response, Usage
-from .models import Model, PromptTooLong, is_scripted
+from .messages import MAX_TOKENS, Message, Response, ToolChoice, Usage
+from .models import Model, PromptTooLong, call_model, is_scripted
 from .tokens import context_tokens, message_tokens
+
+if TYPE_CHECKING:
+    from .answers import AnswerForm
 
 
 @dataclass(repr=False)
@@ -47,7 +50,8 @@ class WithWindow:
         return f"WithWindow({self.model!r}, window={self.window})"
 
     def complete(
-        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS,
+        tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> Response:
         check_number("max_tokens", max_tokens, whole=True, at_least=1)
         read = self._counted.count((system, list(tools)), messages, lambda: context_tokens(system, (), tools), message_tokens)
@@ -55,10 +59,10 @@ class WithWindow:
             raise PromptTooLong(read, self.window, self.name)  # as the API refuses it: the model reads nothing
         room = self.window - read
         if room >= max_tokens:
-            return self.model.complete(system, messages, tools, max_tokens)
+            return call_model(self.model, system, messages, tools, max_tokens, tool_choice, answer_form)
         if room == 0:  # the context fills the window: not one token of reply fits
             return Response([], "model_context_window_exceeded", Usage(read, 0), self.name)
-        response = self.model.complete(system, messages, tools, room)
+        response = call_model(self.model, system, messages, tools, room, tool_choice, answer_form)
         if response.stop_reason == "max_tokens":  # cut where the window ends, not at the caller's max_tokens
             response = dataclasses.replace(response, stop_reason="model_context_window_exceeded")
         return response

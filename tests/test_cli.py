@@ -28,9 +28,6 @@ FAKE_KEY = "sk-ant-api03-" + "x" * 40
 @pytest.fixture(autouse=True)
 def no_mode_from_the_machine(monkeypatch):
     """The demo reads TEACHAGENT_MODE as the notebooks do: none may leak in from the machine running the tests."""
-    for name in ("TEACHAGENT_MODE", "TEACHAGENT_CASSETTE", "TEACHAGENT_DRAFT", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
-                 "OPENAI_API_KEY", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
     for name in ("TEACHAGENT_BASE_URL", "TEACHAGENT_MODEL"):  # empty is unset; --base-url and --model overwrite them
         monkeypatch.setenv(name, "")
 

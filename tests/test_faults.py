@@ -35,9 +35,7 @@ RETRIES = 2
 
 
 @pytest.fixture
-def fake(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
+def fake():
     with FakeAnthropic() as server:
         yield server
 

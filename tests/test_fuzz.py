@@ -244,9 +244,7 @@ def test_any_flags_give_a_run_a_one_line_error_or_usage_never_a_traceback(places
         value = data.draw(st.sampled_from(paths) if flag in ("--json", "--cassette") else VALUES)
         argv += [flag] if flag == "--live" else [flag, value]
     out, err = io.StringIO(), io.StringIO()
-    with pytest.MonkeyPatch.context() as env, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        for name in ("TEACHAGENT_MODE", "TEACHAGENT_CASSETTE", "TEACHAGENT_DRAFT", "ANTHROPIC_API_KEY"):
-            env.delenv(name, raising=False)
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             code = cli.main(argv)
         except SystemExit as stopped:  # argparse: usage and the problem, exit code 2

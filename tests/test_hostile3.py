@@ -593,8 +593,6 @@ def test_api_tool_input_nested_deep_through_the_real_sdk_is_one_line(depth, monk
     from teachagent.agent import Agent, AgentError
     from teachagent.claude import Claude, UnexpectedReply
 
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
     deep = '{"a": ' * depth + "{}" + "}" * depth  # written as text: json.dumps would recurse too deep here
     body = json.dumps(message_body([tool_use_block("toolu_1", "f", "DEEP")], "tool_use")).replace('"DEEP"', deep)
     with FakeAnthropic() as fake:

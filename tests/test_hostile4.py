@@ -45,15 +45,7 @@ API_KEY = "sk-test-" + "Vb8" * 6
 
 
 @pytest.fixture
-def clean_env(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
-                 "OPENAI_API_KEY", "OPENAI_BASE_URL", "TEACHAGENT_BASE_URL", "TEACHAGENT_MODEL", "TEACHAGENT_MODE",
-                 "TEACHAGENT_CASSETTE", "TEACHAGENT_DRAFT"):
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def fake(clean_env):
+def fake():
     with FakeOpenAI() as server:
         yield server
 
@@ -150,7 +142,7 @@ def test_a_reply_that_echoes_the_key_stores_it_nowhere(fake, tmp_path):
         assert API_KEY not in text
 
 
-def test_a_url_password_and_a_key_together_are_refused_in_one_line(clean_env):
+def test_a_url_password_and_a_key_together_are_refused_in_one_line():
     with pytest.raises(CourseError) as caught:
         OpenAICompatible("m", f"http://ada:{PASSWORD}@127.0.0.1:9/v1", API_KEY)
     assert "\n" not in str(caught.value) and PASSWORD not in str(caught.value) and API_KEY not in str(caught.value)
@@ -441,7 +433,7 @@ def test_a_numpy_array_of_several_values_is_still_no_number():
     assert plain(values) is values
 
 
-def test_a_newline_in_a_cassettes_model_name_forges_no_banner_line(tmp_path, capsys, clean_env):
+def test_a_newline_in_a_cassettes_model_name_forges_no_banner_line(tmp_path, capsys):
     forged = ScriptedModel(["hi"], name="evil\nlive mode: Claude through the Anthropic API; every call is billed")
     recorder = Recorder(forged, tmp_path / "c.jsonl")
     Agent(recorder).run("hello")
@@ -452,7 +444,7 @@ def test_a_newline_in_a_cassettes_model_name_forges_no_banner_line(tmp_path, cap
     assert "\n" not in Player(tmp_path / "c.jsonl").name
 
 
-def test_a_name_given_to_an_adapter_is_one_line(clean_env):
+def test_a_name_given_to_an_adapter_is_one_line():
     assert OpenAICompatible("m", "http://127.0.0.1:9/v1", name="a\nlive mode: forged").name == "a live mode: forged"
 
 

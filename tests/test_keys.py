@@ -44,8 +44,6 @@ def test_a_key_with_whitespace_or_a_control_character_is_refused_without_quoting
 
 @pytest.mark.server  # starts a local fake API server
 def test_the_key_is_not_in_the_adapter_repr_a_saved_run_or_a_cassette(tmp_path, monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
     with FakeAnthropic() as fake:
         fake.queue((200, message_body([text_block("Hi.")]), {}))
         claude = Claude("claude-test", api_key=GOOD_KEY, base_url=fake.base_url, max_retries=0, timeout=5)
@@ -81,8 +79,6 @@ def test_a_notebook_with_a_bad_key_shows_one_line_and_saves_no_part_of_the_key(t
 def test_a_server_that_echoes_the_key_in_a_401_puts_it_in_no_error(monkeypatch):
     import anthropic  # here, not at the top: the quick tier collects this file without paying for the SDK's import
 
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
     with FakeAnthropic() as fake:
         fake.queue(EchoAuthorization())
         claude = Claude("claude-test", api_key=GOOD_KEY, base_url=fake.base_url, max_retries=0, timeout=5)

@@ -15,7 +15,8 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 def test_the_readmes_table_of_lessons_has_one_row_per_notebook_in_order():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     table = readme.partition("\n## The lessons\n")[2].partition("\n## ")[0]
-    assert re.findall(r"^\| `(\d\d_\w+\.ipynb)` \|", table, flags=re.MULTILINE) == [p.name for p in NOTEBOOKS]
+    rows = re.findall(r"^\| \[`(\d\d_\w+\.ipynb)`\]\(notebooks/(\d\d_\w+\.ipynb)\) \|", table, flags=re.MULTILINE)
+    assert rows == [(p.name, p.name) for p in NOTEBOOKS]  # each row links its own notebook
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS[1:], ids=[p.name for p in NOTEBOOKS[1:]])

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from teachagent.agent import Agent
+from teachagent.agent import Agent, no_tools_after_a_result
+from teachagent.answers import AnswerForm
 from teachagent.base.schema import input_validator
 from teachagent.course import local
-from teachagent.messages import STOP_REASONS
+from teachagent.messages import STOP_REASONS, Message
 from teachagent.tools import tool
 
 pytestmark = pytest.mark.local
@@ -87,3 +88,35 @@ def test_local_mode_says_what_the_model_is(server, monkeypatch, capsys):
     banner = capsys.readouterr().out
     assert model.name == local.LABEL and "a small local model: expect it to fail" in banner
     assert banner.startswith("[teachagent] local mode: ") and "no key, no network" in banner
+
+
+NOTES = ["fern.md", "cactus.md"]
+
+
+@tool(choices={"name": lambda: list(NOTES)})
+def read_plant_note(name: str) -> str:
+    """Read one plant's note."""
+    return {"fern.md": "Water every: 3 days.", "cactus.md": "Water every: 21 days."}.get(name, "no such note")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_grammar_keeps_the_real_model_to_the_choice_the_enum_and_the_form(server, seed):
+    """Under "any" it calls, with a name from the enum; under "none" it never calls, and its answer has the form."""
+    model = local.local_model(server, seed=seed)
+    form = AnswerForm(pattern="Every [0-9]{1,3} days\\.")  # unbounded digits, and it may write digits until cut off
+    forced = model.complete("", [Message("user", "How often do I water my fern?")], [read_plant_note.spec], 64,
+                            tool_choice="any", answer_form=form)
+    assert [c.name for c in forced.tool_calls] == ["read_plant_note"] and not forced.text
+    assert forced.tool_calls[0].input["name"] in NOTES
+    answered = model.complete("", [Message("user", "How often do I water my fern?")], [read_plant_note.spec], 64,
+                              tool_choice="none", answer_form=form)
+    assert not answered.tool_calls and answered.stop_reason == "end_turn"
+    assert form.problem(answered.text) is None
+
+
+def test_the_same_seed_gives_the_same_run(server):
+    runs = [Agent(local.local_model(server, seed=7), [read_plant_note], max_steps=3, tool_choice=no_tools_after_a_result,
+                  answer_form=AnswerForm(pattern="Every [0-9]{1,3} days\\.")).run("How often do I water my cactus?")
+            for _ in range(2)]
+    written = [[(s.response.text, [(c.name, c.input) for c in s.response.tool_calls]) for s in run.steps] for run in runs]
+    assert written[0] == written[1] and runs[0].outcome == runs[1].outcome

@@ -18,6 +18,7 @@ from teachagent import (
     latest_results,
     tokens,
 )
+from teachagent.models import is_scripted, own_count, suggested_steps
 
 HI = [Message("user", "hi")]
 
@@ -294,3 +295,31 @@ def test_max_tokens_cuts_into_thinking_first():
     reply = ScriptedModel([[Thinking("one two three four five six seven", "sig"), Text("answer")]]).complete("", HI, max_tokens=3)
     assert reply.stop_reason == "max_tokens" and reply.text == ""
     assert reply.thoughts[0].thinking == "one two three" and reply.thoughts[0].signature == "sig"
+
+
+def test_the_protocol_declares_what_a_model_may_say_of_itself_with_defaults():
+    class Echo(Model):
+        name = "echo"
+
+        def complete(self, system, messages, tools=(), max_tokens=1024, tool_choice="auto", answer_form=None):
+            return ScriptedModel([messages[-1].text]).complete(system, messages, tools, max_tokens)
+
+    echo, hello = Echo(), [Message("user", "hello")]
+    assert (is_scripted(echo), suggested_steps(echo), own_count(echo, "", hello, [])) == (False, None, None)
+    assert is_scripted(ScriptedModel(["hi"])) and suggested_steps(ScriptedModel(["hi"])) is None
+
+    class Plain:  # a model that does not subclass Model says nothing of itself: the same defaults
+        name = "plain"
+
+        def complete(self, system, messages, tools, max_tokens):
+            return ScriptedModel(["hi"]).complete(system, messages, tools, max_tokens)
+
+    assert (is_scripted(Plain()), suggested_steps(Plain()), own_count(Plain(), "", hello, [])) == (False, None, None)
+
+    class Counting(Echo):
+        step_budget = 4
+
+        def count_tokens(self, system, messages, tools=()):
+            return 99
+
+    assert (suggested_steps(Counting()), own_count(Counting(), "", hello, [])) == (4, 99)

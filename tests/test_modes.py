@@ -23,11 +23,8 @@ FAKE_KEY = "sk-ant-api03-" + "x" * 40
 
 @pytest.fixture
 def env(monkeypatch):
-    """No mode, key or model override leaks in from the machine running the tests."""
-    for name in ("TEACHAGENT_MODE", "ANTHROPIC_API_KEY", "TEACHAGENT_CLAUDE_MODEL", "TEACHAGENT_CASSETTE",
-                 "TEACHAGENT_DRAFT", "JPY_SESSION_NAME", "TEACHAGENT_BASE_URL", "TEACHAGENT_MODEL", "OPENAI_API_KEY",
-                 "OPENAI_BASE_URL", "TEACHAGENT_RECORD_FROM", "TEACHAGENT_LOCAL_SEED"):
-        monkeypatch.delenv(name, raising=False)
+    """The settings this test sets (conftest.py clears the machine's own), and no notebook name from a kernel."""
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)  # the notebook a kernel runs, which names its cassette
     return monkeypatch
 
 

@@ -15,12 +15,6 @@ from poor_models import POOR, answers_at_once, calls_for_ever, fitting_input, pr
 LESSONS = [path for path in NOTEBOOKS if path.name[:2] != "00"]  # the notation page runs no model
 
 
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-
-
 @pytest.mark.models
 @pytest.mark.server  # starts a local fake API server
 @pytest.mark.notebook  # starts a Jupyter kernel

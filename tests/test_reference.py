@@ -59,13 +59,13 @@ def test_a_scripted_model_runs_once_and_prints_nothing(capsys):
     assert model.played == 2  # one run, not two
 
 
-def test_another_model_runs_beside_the_reference_with_one_computed_line(capsys):
+def test_another_model_runs_beside_the_reference_with_two_labelled_lines(capsys):
     yours, reference = beside_reference(task, Stubborn(), adder)
     assert yours is not reference and reference.scripted and not yours.scripted
     line = capsys.readouterr().out
-    assert line.count("\n") == 1
+    assert line.count("\n") == 2 and line.startswith("your model (stubborn-1b): ")
     assert line.startswith("your model (stubborn-1b): 3 steps, 3 tool calls, Z = ")
-    assert "ran out of steps (max_steps), no answer · scripted reference: 2 steps, 1 tool call" in line
+    assert "ran out of steps (max_steps), no answer\nscripted reference: 2 steps, 1 tool call" in line
     assert line.rstrip().endswith("answered 'The sum is 5.'")
 
 
@@ -111,7 +111,7 @@ def test_a_reply_cut_off_at_max_tokens_is_no_answer_for_a_figure(stop, has_answe
     assert (undefined_because(reply) is None) is has_answer
 
 
-def test_long_answers_and_names_stay_on_one_short_line(capsys):
+def test_long_answers_and_names_stay_on_two_short_lines(capsys):
     class Wordy(Blurter):
         name = "wordy\nmodel " * 30
 
@@ -120,7 +120,7 @@ def test_long_answers_and_names_stay_on_one_short_line(capsys):
 
     beside_reference(task, Wordy(), adder)
     line = capsys.readouterr().out
-    assert line.count("\n") == 1 and len(line) < 400
+    assert line.count("\n") == 2 and all(len(one) < 200 for one in line.splitlines())
 
 
 @pytest.mark.parametrize("call_args, message", [

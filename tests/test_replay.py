@@ -21,7 +21,7 @@ from teachagent.course.notebook_runner import NotebookError, run_notebook
 from teachagent.course.reference import describe
 from teachagent.course.replay import FORMAT, CassetteError, Player, Recorder, first_difference, read_cassette
 from teachagent.messages import Message, Response, Text, ToolResult, latest_results, request_body
-from teachagent.models import ScriptedModel, call
+from teachagent.models import ScriptedModel, call, own_count
 from teachagent.tools import tool
 
 FAKE_KEY = "sk-ant-api03-" + "x" * 40
@@ -472,10 +472,11 @@ def test_token_counts_are_recorded_and_replayed_by_content(tmp_path):
 def test_a_model_that_cannot_count_gives_a_recorder_and_player_that_cannot(tmp_path):
     cassette = tmp_path / "c.jsonl"
     recorder = Recorder(ScriptedModel(["Hi!"]), cassette)
-    assert getattr(recorder, "count_tokens", None) is None
+    assert own_count(recorder, "", [Message("user", "hello")], []) is None
     recorder.complete("", [Message("user", "hello")])
     recorder.finish()
-    assert getattr(Player(cassette), "count_tokens", None) is None
+    assert own_count(Player(cassette), "", [Message("user", "hello")], []) is None
+    assert [json.loads(line).get("kind") for line in cassette.read_text().splitlines()[1:]] == ["complete"]
 
 
 # --- real_model_run: a real model's recorded run, in every mode -----------------------------

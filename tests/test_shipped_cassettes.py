@@ -63,8 +63,6 @@ def test_a_lesson_replays_entirely_from_its_shipped_recording(notebook, tmp_path
     nb = nbformat.read(tmp_path / notebook.name, as_version=4)
     monkeypatch.setenv("TEACHAGENT_MODE", "replay")
     monkeypatch.setenv("TEACHAGENT_CASSETTE", str(copy))
-    for name in ("TEACHAGENT_DRAFT", "TEACHAGENT_BASE_URL", "TEACHAGENT_MODEL", "ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # nothing listens there: replay must not call out
     NotebookClient(nb, timeout=CELL_SECONDS, kernel_name="python3", allow_errors=True,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()

@@ -39,12 +39,6 @@ def double(n: int) -> str:
     return str(2 * n)
 
 
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-
-
 def run_two_steps(first_blocks, final_blocks=None):
     """Step 1 writes `first_blocks` then calls double(21); step 2 answers. Returns the run and both requests."""
     call = tool_use_block("toolu_1", "double", {"n": 21})

@@ -1,6 +1,6 @@
 """How long text is shown: one rule for every printout, view and error message.
 
-Course machinery; it imports nothing else from teachagent. A tool result can be 20,000
+Below the ideas, in `base/`; it imports nothing else from teachagent. A tool result can be 20,000
 characters and a schema problem can quote a huge value: wherever the course shows text
 to a person, it is cut by `shorten`, which says how much was left out (`one_line` first
 puts it on one line, for a terminal or a check's verdict).

@@ -1,6 +1,7 @@
 """Errors a learner can cause, and the one check every numeric setting goes through.
 
-Course machinery used by every lesson; it imports nothing else from teachagent.
+Below the ideas, in `base/`: every module of the course may raise these, and this one imports
+nothing else from teachagent.
 
 A learner who has no API key, no cassette, or who edited a prompt that a recording must
 match needs one line that says what happened and what to do, not thirty lines of the
@@ -70,20 +71,6 @@ def check_number(
     `whole` asks for an int; `at_least`/`above` and `at_most`/`below` bound it. Bools are refused
     (True is not a budget), and so are NaN and the infinities.
     """
-    wanted = "a whole number" if whole else "a number"
-    if at_least is not None and at_most is not None:
-        wanted += f" between {_bound(at_least)} and {_bound(at_most)}"
-    else:
-        if above is not None:
-            wanted += f" above {_bound(above)}"
-        elif at_least is not None:
-            wanted += f" of at least {_bound(at_least)}"
-        joined = " and" if above is not None or at_least is not None else ""
-        if below is not None:
-            wanted += f"{joined} below {_bound(below)}"
-        elif at_most is not None:
-            wanted += f"{joined} at most {_bound(at_most)}"
-    wanted += f" {unit}" if unit else ""
     kinds = (int,) if whole else (int, float)
     usable = (
         isinstance(value, kinds)
@@ -95,8 +82,19 @@ def check_number(
         and (below is None or value < below)
     )
     if not usable:
-        raise SettingError(f"{name} must be {wanted}, got {_shown(value)}")
+        raise SettingError(f"{name} must be {_wanted(whole, at_least, above, at_most, below, unit)}, got {_shown(value)}")
     return value
+
+
+def _wanted(whole: bool, at_least: float | None, above: float | None, at_most: float | None, below: float | None,
+            unit: str) -> str:
+    """What a setting takes, in words: "a whole number between 1 and 1,000,000", "a number above 0 seconds"."""
+    wanted = "a whole number" if whole else "a number"
+    if at_least is not None and at_most is not None:
+        return f"{wanted} between {_bound(at_least)} and {_bound(at_most)}" + (f" {unit}" if unit else "")
+    lower = f" above {_bound(above)}" if above is not None else f" of at least {_bound(at_least)}" if at_least is not None else ""
+    upper = f" below {_bound(below)}" if below is not None else f" at most {_bound(at_most)}" if at_most is not None else ""
+    return wanted + lower + (" and" if lower and upper else "") + upper + (f" {unit}" if unit else "")
 
 
 def _bound(limit: float) -> str:

@@ -50,7 +50,7 @@ def read_inside(folder: Path, path: str, max_bytes: int) -> tuple[bytes, bool, i
     try:
         fd = os.open(target, os.O_RDONLY | OPEN_FLAGS)
     except FileNotFoundError:
-        available = _some_files(folder)
+        available = files_inside(folder, limit=10)
         listing = f"; files you can read include: {', '.join(available)}" if available else "; the folder is empty"
         raise ValueError(f"there is no file {shown}{listing}") from None
     except IsADirectoryError:
@@ -105,8 +105,9 @@ def _read_at_most(fd: int, limit: int) -> tuple[bytes, bool]:
     return b"".join(chunks), os.read(fd, 1) == b""
 
 
-def _some_files(folder: Path, limit: int = 10) -> list[str]:
-    """A few files inside `folder` the model could ask for instead (looks at 1,000 entries at most)."""
+def files_inside(folder: Path, limit: int = 200) -> list[str]:
+    """The first `limit` files inside `folder` by name, as paths relative to it (looks at 1,000 entries at most):
+    the files a model could ask for, named in an error or listed as a parameter's choices."""
     found = [
         p.relative_to(folder).as_posix()
         for p in itertools.islice(folder.rglob("*"), 1000)

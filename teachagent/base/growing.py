@@ -4,7 +4,8 @@ counts its context at a cost flat in the number of steps.
 An agent's conversation only grows at its end, so a count of it made at step k holds
 for step k + 1 plus the messages added in between. `GrowingCount` keeps that count and
 counts only what was added; any other list is counted from scratch. This is speed only:
-the number is always the one a full recount gives.
+for a list that only grew, the number is the one a full recount gives (a list whose first
+and last counted items kept their places but whose middle was changed is taken as grown).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The transport guards both model adapters share (teachagent/claude.py, teachagent/openai_compatible.py).
 
-An SDK (anthropic, openai) does the HTTP, the retries and the parsing. Three things it
+An SDK (anthropic, openai) does the HTTP, the retries and the parsing. Four things it
 does not promise, and a course that may be pointed at any server must:
 
 - **A deadline.** Every call ends by its `timeout`, retries included, even when a server

@@ -46,11 +46,10 @@ def schema_from_signature(fn: Callable[..., Any], arg_docs: dict[str, str] | Non
     """
     arg_docs = arg_docs or {}
     fn_name = getattr(fn, "__qualname__", repr(fn))
-    override = "pass schema= to @tool to write the schema yourself"
     try:
         hints = get_type_hints(fn)
     except Exception as exc:  # e.g. a hint naming a type that does not exist
-        raise ToolDefinitionError(f"cannot read the type hints of {fn_name}(): {exc}; {override}") from exc
+        raise ToolDefinitionError(f"cannot read the type hints of {fn_name}(): {exc}; {OVERRIDE}") from exc
 
     parameters = inspect.signature(fn).parameters
     for documented in arg_docs:
@@ -60,40 +59,43 @@ def schema_from_signature(fn: Callable[..., Any], arg_docs: dict[str, str] | Non
             raise ToolDefinitionError(f"the Args: section of {fn_name}() describes {documented!r}, which is not a "
                                       f"parameter; {fix}")
 
-    properties: dict[str, Any] = {}
-    required: list[str] = []
-    for p in parameters.values():
-        where = f"parameter {p.name!r} of {fn_name}()"
-        if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
-            raise ToolDefinitionError(f"{where} is {p}: a tool is called with named arguments only; {override}")
-        if p.name not in hints:
-            raise ToolDefinitionError(f"{where} has no type hint, so its JSON schema is unknown; add one or {override}")
-        hint = hints[p.name]
-        try:
-            prop = _schema_for(hint)
-        except _Unsupported:
-            raise ToolDefinitionError(
-                f"{where} has type {_type_name(hint)}, which has no JSON-schema form here "
-                f"(supported: str, int, float, bool, list[...], Literal[...], X | None); {override}"
-            ) from None
-        if _is_optional(hint) and p.default is p.empty:
-            raise ToolDefinitionError(
-                f"{where} is {_type_name(hint)} without a default: the model may leave it out, and then "
-                f"{fn_name}() would be called without it; give it a default, e.g. {p.name}: {_type_name(hint)} = None"
-            )
-        if p.name in arg_docs:
-            prop["description"] = arg_docs[p.name]
-        if p.default is p.empty:
-            required.append(p.name)
-        elif _is_json(p.default):
-            prop["default"] = p.default
-        properties[p.name] = prop
-
+    properties = {p.name: _parameter_schema(p, hints, arg_docs.get(p.name), fn_name) for p in parameters.values()}
+    required = [p.name for p in parameters.values() if p.default is p.empty]
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
     schema["additionalProperties"] = False
     return schema
+
+
+OVERRIDE = "pass schema= to @tool to write the schema yourself"
+
+
+def _parameter_schema(p: inspect.Parameter, hints: dict[str, Any], described: str | None, fn_name: str) -> dict[str, Any]:
+    """The JSON schema of one parameter: its hint's, with its description and its default if it has them."""
+    where = f"parameter {p.name!r} of {fn_name}()"
+    if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+        raise ToolDefinitionError(f"{where} is {p}: a tool is called with named arguments only; {OVERRIDE}")
+    if p.name not in hints:
+        raise ToolDefinitionError(f"{where} has no type hint, so its JSON schema is unknown; add one or {OVERRIDE}")
+    hint = hints[p.name]
+    try:
+        prop = _schema_for(hint)
+    except _Unsupported:
+        raise ToolDefinitionError(
+            f"{where} has type {_type_name(hint)}, which has no JSON-schema form here "
+            f"(supported: str, int, float, bool, list[...], Literal[...], X | None); {OVERRIDE}"
+        ) from None
+    if _is_optional(hint) and p.default is p.empty:
+        raise ToolDefinitionError(
+            f"{where} is {_type_name(hint)} without a default: the model may leave it out, and then "
+            f"{fn_name}() would be called without it; give it a default, e.g. {p.name}: {_type_name(hint)} = None"
+        )
+    if described is not None:
+        prop["description"] = described
+    if p.default is not p.empty and _is_json(p.default):
+        prop["default"] = p.default
+    return prop
 
 
 def _schema_for(hint: Any) -> dict[str, Any]:

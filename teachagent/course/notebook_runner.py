@@ -1,4 +1,4 @@
-"""Run a whole notebook to record or replay its calls (course machinery; README.md, "For instructors").
+"""Run a whole notebook to record or replay its calls (course machinery; docs/instructors.md).
 
 `python -m teachagent notebook record|replay NOTEBOOK` comes here. A recording is made
 from whichever model `--mode` names: the live one (Claude, or the OpenAI-compatible server

@@ -1,11 +1,11 @@
-"""Your model's run beside the scripted reference (README.md, "Choosing a model"; every lesson from 01 on).
+"""Your model's run beside the scripted reference (docs/models.md; every lesson from 01 on).
 
 A lesson is written about a run: "the agent read the index, then each note, then
 answered". That sentence is true of the lesson's scripted model and of no other model
 in particular. So when the learner picks a real model, a cell that runs the lesson's
 model runs the same task twice: on the learner's model, and on the scripted model the
-lesson was written about, labelled "scripted reference". One computed line compares the
-two, and the prose speaks only about the reference.
+lesson was written about, labelled "scripted reference". Two computed lines, one for each,
+compare them, and the prose speaks only about the reference.
 
 In scripted mode (the default, and what the stored outputs show) the two are one run,
 and nothing extra is printed.
@@ -92,23 +92,27 @@ def describe(result: Run | Response) -> str:
         return f"{head}, answered {_quoted(result.answer or '')}"
     if result.outcome == "answer":
         return f"{head}, ended with {_quoted(result.answer or '')}, which is no answer"
+    if result.outcome == "off_form" and result.steps:
+        return f"{head}, ended with {_quoted(result.steps[-1].response.text)}, which breaks the answer's form (off_form)"
     ending = _ENDINGS.get(result.outcome, OUTCOMES.get(result.outcome, result.outcome))
     return f"{head}, {ending} ({result.outcome}), no answer"
 
 
 def compare_line(yours: Run | Response, reference: Run | Response, name: str) -> str:
-    """The one line that sets the learner's run beside the scripted reference."""
-    return f"your model ({_cut(name, 60)}): {describe(yours)} · {REFERENCE}: {describe(reference)}"
+    """The learner's run above the scripted reference, two labelled lines that read at a glance:
+
+        your model (SmolLM2-135M-Instruct): 6 steps, ..., ran out of steps (max_steps), no answer
+        scripted reference: 5 steps, ..., answered 'Saturn has the most known moons ...'
+    """
+    return f"your model ({_cut(name, 60)}): {describe(yours)}\n{REFERENCE}: {describe(reference)}"
 
 
 def beside_reference(run_on: Callable[[Model], Result], model: Model, script: Any) -> tuple[Result, Result]:
     """(your run, the scripted reference): `run_on(model)`, and the same task on the lesson's script.
 
     With a scripted `model` there is one run, returned twice, and nothing is printed: the
-    lesson's own run is the reference. With any other model the task runs on both, and one
-    computed line compares them, e.g.
-    `your model (SmolLM2-135M-Instruct): 6 steps, ..., ran out of steps (max_steps), no answer
-    · scripted reference: 5 steps, ..., answered 'Saturn has the most known moons ...'`.
+    lesson's own run is the reference. With any other model the task runs on both, and two
+    computed lines compare them (`compare_line`).
     """
     if not callable(run_on):
         raise CourseError("beside_reference needs a function of a model that runs the task, "

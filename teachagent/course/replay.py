@@ -1,4 +1,4 @@
-"""Record a live run once, replay it anywhere (the instructor's guide in README.md).
+"""Record a live run once, replay it anywhere (the instructors' guide, docs/instructors.md).
 
 A workshop has one API key and thirty learners. The instructor runs a notebook once in
 `record` mode: every exchange with the live model (our request, its response and its
@@ -32,16 +32,19 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..agent import AgentError
 from ..base.display import one_line, shorten
 from ..base.errors import CourseError, SettingError
 from ..base.formats import FormatError, dumps, parse, read_text, validator
-from ..messages import MAX_TOKENS, Message, Response, Usage, request_body
-from ..models import Model, TokenCounter
+from ..messages import MAX_TOKENS, Message, Response, ToolChoice, Usage, request_body
+from ..models import Model, call_model, own_count
 from ..trace import Run
 from .reference import describe
+
+if TYPE_CHECKING:
+    from ..answers import AnswerForm
 
 FORMAT = "teachagent.cassette/2"
 READABLE = ("teachagent.cassette/1", FORMAT)  # /1 always held "system" and "tools", even empty
@@ -63,6 +66,12 @@ def count_request(model: str, system: str, messages: list[Message], tools: Seque
     body = request_body(model, system, messages, tools, max_tokens=1)
     del body["max_tokens"]
     return body
+
+
+def seeded(request: dict[str, Any], seed: int | None) -> dict[str, Any]:
+    """`request` as a cassette keeps it: with the seed the model sampled with, when it had one, so that
+    runs of one task under several seeds are told apart."""
+    return request if seed is None else {**request, "seed": seed}
 
 
 def _key(request: dict[str, Any], *leave_out: str) -> str:
@@ -128,7 +137,7 @@ def promote(draft: Path, cassette: Path) -> Path:
     return cassette
 
 
-class Recorder:
+class Recorder(Model):
     """A `Model` that passes every call to `model` and writes the exchange to a draft cassette.
 
     The draft becomes the cassette only through `finish()`, which requires at least one
@@ -155,10 +164,18 @@ class Recorder:
         except (OSError, ValueError) as error:  # a folder in the way, no permission, a NUL in the path
             raise CassetteError(f"cannot record to {str(self.path)!r}: {getattr(error, 'strerror', None) or error}") from None
         validator("cassette")  # built now: a kernel shutting down has no seconds to spare for importing jsonschema
-        counter: TokenCounter | None = getattr(model, "count_tokens", None)
-        if callable(counter):
-            self._counter = counter
-            self.count_tokens = self._count_tokens  # only a model that can count gets a counting recorder
+
+    @property
+    def seed(self) -> int | None:
+        """The recorded model's sampling seed, which every request records beside itself (None: it has none)."""
+        seed: int | None = getattr(self.model, "seed", None)
+        return seed
+
+    @seed.setter
+    def seed(self, value: int | None) -> None:
+        if not hasattr(self.model, "seed"):
+            raise SettingError(f"{self.model.name} takes no seed: only a model that samples with one can be given one")
+        self.model.seed = value  # type: ignore[attr-defined]
 
     def __repr__(self) -> str:
         return f"Recorder({self.model!r} → {str(self.path)!r}, {self.calls} calls, {self.failed} failed)"
@@ -182,24 +199,28 @@ class Recorder:
             os.fsync(draft.fileno())
 
     def complete(
-        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS,
+        tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> Response:
         try:
-            response = self.model.complete(system, messages, tools, max_tokens)
+            response = call_model(self.model, system, messages, tools, max_tokens, tool_choice, answer_form)
         except Exception:
             self.failed += 1
             raise
-        request = request_body(self.name, system, messages, tools, max_tokens)
+        request = seeded(request_body(self.name, system, messages, tools, max_tokens, tool_choice, answer_form), self.seed)
         self._record({"kind": "complete", "request": request, "response": response.to_dict()})
         self.calls += 1
         return response
 
-    def _count_tokens(self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = ()) -> int:
+    def count_tokens(self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = ()) -> int | None:
+        """The recorded model's own count, recorded too; None, and nothing recorded, for a model that cannot count."""
         try:
-            counted = self._counter(system, messages, tools)
+            counted = own_count(self.model, system, messages, tools)
         except Exception:
             self.failed += 1
             raise
+        if counted is None:
+            return None
         request = count_request(self.name, system, messages, tools)
         self._record({"kind": "count_tokens", "request": request, "input_tokens": counted})
         self.calls += 1
@@ -274,7 +295,7 @@ def _checked(record: dict[str, Any], found: str) -> dict[str, Any]:
     return {"kind": "count_tokens", "request": request, "input_tokens": record["input_tokens"]}
 
 
-class Player:
+class Player(Model):
     """A `Model` that answers from a cassette, finding each request by its content.
 
     The same request asked again gets its recorded answers in turn, and the last one
@@ -283,6 +304,7 @@ class Player:
     headers said it: the model named in its first request). With `start`, the player begins
     at the first mark of that label (`Recorder.mark`), as if the calls recorded before it had
     been asked already: a part of a notebook played alone gets the replies it got when recorded.
+    Set `seed` as on the recorded model, and each request finds the reply of the run sampled with it.
     """
 
     def __init__(self, path: str | Path, start: str | None = None) -> None:
@@ -294,6 +316,7 @@ class Player:
         given = header.get("recorded_from")
         self.source = shorten(one_line(given), SOURCE_WIDTH) if isinstance(given, str) and given.strip() else self.recorded
         self.name = f"{self.source}, replayed"
+        self.seed: int | None = None  # the seed the recorded model sampled with, for a recording of seeded runs
         self._answers: dict[str, list[dict[str, Any]]] = {}
         for record in records:
             if record["kind"] == "complete":
@@ -304,17 +327,18 @@ class Player:
             if record["kind"] == "complete":
                 key = _key(record["request"])
                 self._asked[key] = self._asked.get(key, 0) + 1
-        if any(r["kind"] == "count_tokens" for r in records):
+        if any(r["kind"] == "count_tokens" for r in records):  # a recording of a model that counted: so can the player
             self._counts = self._known_counts(records)
-            self.count_tokens = self._count_tokens
+            self.count_tokens = self._count_tokens  # type: ignore[method-assign]
 
     def __repr__(self) -> str:
         return f"Player({str(self.path)!r}, {len(self.requests)} calls recorded, {sum(self._asked.values())} played)"
 
     def complete(
-        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS
+        self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS,
+        tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> Response:
-        key = _key(request_body(self.recorded, system, messages, tools, max_tokens))
+        key = _key(seeded(request_body(self.recorded, system, messages, tools, max_tokens, tool_choice, answer_form), self.seed))
         answers = self._answers.get(key)
         if not answers:
             raise CassetteError(self._never_recorded(json.loads(key)))

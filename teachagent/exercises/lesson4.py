@@ -24,7 +24,7 @@ from ..base.display import shorten
 from ..budget import request_bytes
 from ..memory import MemoryStore, memory_tools
 from ..messages import Message, tool_exchanges
-from ..models import Model, Policy, ScriptedModel, is_scripted
+from ..models import Model, Policy, ScriptedModel, is_scripted, own_count
 from ..plan import find_plan, write_plan
 from ..tools import Tool
 from ..trace import Run
@@ -49,7 +49,7 @@ def stopped_before_first_call(run: Run, model: Model, limit: int) -> str | None:
     """
     if run.steps or run.outcome != "max_context_tokens" or is_scripted(model):
         return None
-    if getattr(model, "count_tokens", None) is not None:
+    if own_count(model, run.system, [Message("user", run.task)], run.tools) is not None:
         return (f"your model's run made no call: the model's own count of its first context is over "
                 f"the limit of {limit} tokens")
     read = request_bytes(run.system, [Message("user", run.task)], run.tools)

@@ -13,6 +13,7 @@ import ast
 import math
 import operator
 from collections.abc import Callable
+from typing import Any
 
 from ..tools import tool
 
@@ -68,34 +69,69 @@ def _eval(node: ast.AST, depth: int) -> float:
 
 
 def _value(node: ast.AST, depth: int) -> float:
+    """What one node is worth, read by its kind (`READERS`); a kind that is not arithmetic is refused."""
     if depth > MAX_DEPTH:
         raise CalculatorError(f"the expression is nested more than {MAX_DEPTH} levels deep")
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        if not math.isfinite(node.value):  # 1e999 is read as infinity
-            raise CalculatorError(f"the number {ast.unparse(node)} has no finite value")
-        return node.value
-    if isinstance(node, ast.Name) and node.id in CONSTANTS:
-        return CONSTANTS[node.id]
-    if isinstance(node, ast.UnaryOp) and type(node.op) in UNARY:
-        return UNARY[type(node.op)](_eval(node.operand, depth + 1))
-    if isinstance(node, ast.BinOp) and type(node.op) in BINARY:
-        return BINARY[type(node.op)](_eval(node.left, depth + 1), _eval(node.right, depth + 1))
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
-        base, exponent = _eval(node.left, depth + 1), _eval(node.right, depth + 1)
-        if abs(exponent) > MAX_EXPONENT:
-            raise CalculatorError(f"the exponent {exponent:g} is too large; the limit is {MAX_EXPONENT}")
-        value: float | complex = float(base) ** exponent
-        if isinstance(value, complex):  # e.g. (-8) ** 0.5, which must not reach sqrt() or abs()
-            raise CalculatorError(f"{ast.unparse(node)!r} has no real value")
-        return value
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS:
-        if len(node.args) != 1 or node.keywords:
-            raise CalculatorError(f"{node.func.id}() takes exactly one argument")
-        return FUNCTIONS[node.func.id](_eval(node.args[0], depth + 1))
+    reader = READERS.get(type(node))
+    if reader is None:
+        raise _refused(node)
+    return reader(node, depth + 1)
+
+
+def _refused(node: ast.AST) -> CalculatorError:
     allowed = ", ".join(FUNCTIONS) + ", " + ", ".join(CONSTANTS)
-    raise CalculatorError(
-        f"{ast.unparse(node)!r} is not allowed; use numbers, + - * / ** ( ) and {allowed}"
-    )
+    return CalculatorError(f"{ast.unparse(node)!r} is not allowed; use numbers, + - * / ** ( ) and {allowed}")
+
+
+def _number(node: ast.Constant, depth: int) -> float:
+    if not isinstance(node.value, (int, float)) or isinstance(node.value, bool):
+        raise _refused(node)
+    if not math.isfinite(node.value):  # 1e999 is read as infinity
+        raise CalculatorError(f"the number {ast.unparse(node)} has no finite value")
+    return node.value
+
+
+def _constant(node: ast.Name, depth: int) -> float:
+    if node.id not in CONSTANTS:
+        raise _refused(node)
+    return CONSTANTS[node.id]
+
+
+def _unary(node: ast.UnaryOp, depth: int) -> float:
+    if type(node.op) not in UNARY:
+        raise _refused(node)
+    return UNARY[type(node.op)](_eval(node.operand, depth))
+
+
+def _binary(node: ast.BinOp, depth: int) -> float:
+    if isinstance(node.op, ast.Pow):
+        return _power(_eval(node.left, depth), _eval(node.right, depth), node)
+    if type(node.op) not in BINARY:
+        raise _refused(node)
+    return BINARY[type(node.op)](_eval(node.left, depth), _eval(node.right, depth))
+
+
+def _power(base: float, exponent: float, node: ast.AST) -> float:
+    """base ** exponent, with the exponent bounded and no complex result: (-8) ** 0.5 has no real value."""
+    if abs(exponent) > MAX_EXPONENT:
+        raise CalculatorError(f"the exponent {exponent:g} is too large; the limit is {MAX_EXPONENT}")
+    value: float | complex = float(base) ** exponent
+    if isinstance(value, complex):  # e.g. (-8) ** 0.5, which must not reach sqrt() or abs()
+        raise CalculatorError(f"{ast.unparse(node)!r} has no real value")
+    return value
+
+
+def _function(node: ast.Call, depth: int) -> float:
+    if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS:
+        raise _refused(node)
+    if len(node.args) != 1 or node.keywords:
+        raise CalculatorError(f"{node.func.id}() takes exactly one argument")
+    return FUNCTIONS[node.func.id](_eval(node.args[0], depth))
+
+
+READERS: dict[type[ast.AST], Callable[[Any, int], float]] = {
+    ast.Constant: _number, ast.Name: _constant, ast.UnaryOp: _unary, ast.BinOp: _binary, ast.Call: _function,
+}
 
 
 @tool

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..agent import Agent
 from ..messages import Message, Text, tool_exchanges
-from ..models import Model, Policy, Reply, ScriptedModel, call
+from ..models import Model, Policy, Reply, ScriptedModel, call, suggested_steps
 from ..trace import Run, Step
 from .calculator import calculate
 from .corpus import Library
@@ -156,14 +156,13 @@ def research_agent(
 ) -> Agent:
     """An agent with the library's tools; scripted with `strategy` unless a model is given.
 
-    Its step budget is `max_steps`, else the model's own `max_steps` if it has one (local
-    mode's small model on one core takes seconds a step), else 15.
+    Its step budget is `max_steps`, else the one the model suggests (local mode's small
+    model on one core takes seconds a step: `Model.step_budget`), else 15.
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}; choose one of: {', '.join(STRATEGIES)}")
     library = library or Library()
     model = model or ScriptedModel(STRATEGIES[strategy](library), name=f"scripted researcher ({strategy})")
     if max_steps is None:
-        suggested = getattr(model, "max_steps", None)
-        max_steps = suggested if isinstance(suggested, int) and not isinstance(suggested, bool) else 15
+        max_steps = suggested_steps(model) or 15
     return Agent(model, [*library.tools(), calculate], system_prompt(library), max_steps=max_steps, on_step=on_step)
