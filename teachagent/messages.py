@@ -472,8 +472,8 @@ def unwrapped_answer(written: str) -> str:
 
 
 def show(messages: list[Message]) -> str:
-    """The conversation as the JSON the API receives, for printing in a lesson."""
-    return json.dumps([m.to_dict() for m in messages], indent=2, ensure_ascii=False)
+    """The conversation as the JSON the API receives, a message a line, for printing in a lesson."""
+    return "[\n" + ",\n".join("  " + json.dumps(m.to_dict(), ensure_ascii=False) for m in messages) + "\n]"
 
 
 # --- What the loop can take as a step -------------------------------------------------

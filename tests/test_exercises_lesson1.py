@@ -8,7 +8,13 @@ import pytest
 from learner_objects import AlwaysEqual, LyingInt
 
 from teachagent import Message, ScriptedModel, context_tokens
-from teachagent.exercises.lesson1 import check_second_call, check_smallest_whole, check_tokens_read, check_was_cut
+from teachagent.exercises.lesson1 import (
+    check_second_call,
+    check_smallest_whole,
+    check_tokens_read,
+    check_was_cut,
+    compare_read_guess,
+)
 
 
 def receptionist(messages):  # the notebook's policy
@@ -201,7 +207,7 @@ def test_hostile_answers_get_one_line(check, answer, verdict, said):
     assert said().split(": ", 1)[1].startswith(verdict)
 
 
-@pytest.mark.parametrize("question, right, wrong", [("1.1", "b", "ac"), ("1.2", "b", "ac"), ("1.3", "c", "ab")])
+@pytest.mark.parametrize("question, right, wrong", [("1.1", "c", "ab"), ("1.2", "a", "bc"), ("1.3", "b", "ac")])
 def test_quiz(question, right, wrong, capsys):
     from teachagent.exercises import quiz
 
@@ -225,3 +231,22 @@ def test_a_history_whose_len_raises_is_one_line(said):
 def test_code_that_crashes_is_not_yet(said):
     check_tokens_read(lambda system, history: history[99])
     assert said().startswith("exercise 1.4: not yet: your code raised IndexError")
+
+
+def test_the_guess_of_section_5_is_compared_in_one_line(capsys):
+    model = ScriptedModel(receptionist)
+    history, replies = [], []
+    for turn in ("Hello! My name is Ada.", "What is my name?"):
+        history.append(Message("user", turn))
+        replies.append(model.complete("Be brief.", history, [], 200))
+        history.append(replies[-1].to_message())
+    held = context_tokens("Be brief.", history)
+    read = sum(reply.usage.total_input_tokens for reply in replies)
+    compare_read_guess(..., replies, held)
+    assert capsys.readouterr().out.startswith("no guess yet: write a number")
+    compare_read_guess("more", replies, held)
+    assert capsys.readouterr().out.startswith("not a guess yet: `my_guess` should be a number")
+    compare_read_guess(2, replies, held)
+    said = capsys.readouterr().out
+    assert said == (f"you guessed 2 times; the 2 calls read {read} tokens, {read / held:.1f} times the {held} "
+                    "tokens of the final history\n")

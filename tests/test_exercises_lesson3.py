@@ -211,7 +211,7 @@ def test_recovery_that_exits_is_one_line(said, read_file):
     assert said("3.3").startswith("not yet: your code called sys.exit()")
 
 
-@pytest.mark.parametrize("question, right, wrong_letters", [("3.1", "a", "bc"), ("3.2", "b", "ac"), ("3.3", "b", "ac")])
+@pytest.mark.parametrize("question, right, wrong_letters", [("3.1", "c", "ab"), ("3.2", "a", "bc"), ("3.3", "b", "ac")])
 def test_quiz(question, right, wrong_letters, capsys):
     from teachagent.exercises import quiz
 
@@ -231,10 +231,33 @@ def test_quiz_3_1_names_every_way_lesson_3_teaches_a_run_to_stop():
     from teachagent.exercises.lesson3 import QUIZ
 
     key = QUIZ["3.1"].right
-    for stop in ("final answer", "max_tokens", "refusal", "K_max", "tokens or dollars"):
+    for stop in ("final answer", "end step", "max_tokens", "refusal", "K_max", "tokens or dollars"):
         assert stop in key, f"quiz 3.1's key leaves out {stop!r}: {key}"
     notebook = Path(__file__).resolve().parent.parent / "notebooks" / "03_agent_loop.ipynb"
     (asked,) = [c.source for c in nbformat.read(notebook, as_version=4).cells if c.source.startswith("**Question 3.1.**")]
-    right = asked.split("- (a)", 1)[1].split("- (b)", 1)[0]
-    for stop in ("final answer", "max_tokens", "refusal", "K_{\\max}", "tokens or dollars"):
+    right = (asked + "\n- (").split(f"- ({QUIZ['3.1'].answer})", 1)[1].split("\n- (", 1)[0]
+    for stop in ("final answer", "F", "end step", "max_tokens", "refusal", "K_{\\max}", "tokens or dollars"):
         assert stop in right, f"quiz 3.1's right option leaves out {stop!r}: {right}"
+
+
+def test_lesson_3_quiz_3_1_and_the_notation_page_say_the_same_f():
+    """F is the final answers (end_turn, stop_sequence), and a step cut off or refused is an end step, not in F."""
+    root = Path(__file__).resolve().parent.parent / "notebooks"
+    for name in ("00_notation.ipynb", "03_agent_loop.ipynb"):
+        text = "\n".join(c.source for c in nbformat.read(root / name, as_version=4).cells if c.cell_type == "markdown")
+        assert "final answers" in text and "end step" in text, name
+        assert "in F, no answer" not in text and "F$ means \"the steps that end the run\"" not in text, name
+
+
+def test_the_guess_of_c_K_is_compared_in_one_line(capsys):
+    from teachagent.exercises.lesson3 import compare_cK_guess
+
+    run = Agent(ScriptedModel(["First.", "Second."]), tools=[]).run("Say something.")
+    compare_cK_guess(..., run)
+    assert capsys.readouterr().out.startswith("no guess yet: write a number")
+    compare_cK_guess("lots", run)
+    assert capsys.readouterr().out.startswith("not a guess yet: `my_guess_cK` should be a number")
+    compare_cK_guess(30, run)
+    c = run.context_sizes
+    assert capsys.readouterr().out == (f"you guessed c_K = 30; the run made K = 1 call, and its last read c_1 = {c[0]} "
+                                       "tokens, 1.0 times its first\n")

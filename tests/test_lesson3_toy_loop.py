@@ -1,7 +1,9 @@
 """Lesson 3's fifteen-line loop, taken from the notebook itself: it branches on the stop reason.
 
-tool_use runs the tools and goes on; end_turn is the final answer; any other stop reason
-(max_tokens, refusal, ...) ends the loop with no answer and says why; so does the step budget.
+tool_use runs the tools and goes on; end_turn and stop_sequence are final answers (F, as in
+STOPS); any other stop reason (max_tokens, refusal, ...; pause_turn too, the one place the toy
+differs from Agent, as the lesson says) ends the loop with no answer and says why; so does the
+step budget.
 """
 
 from pathlib import Path
@@ -40,6 +42,14 @@ def test_tool_use_runs_the_tools_then_end_turn_is_the_answer(tiny_agent, capsys)
     assert [m.role for m in messages] == ["user", "assistant", "user", "assistant"]
     assert messages[2].content[0].content == "the text of index.md"
     assert capsys.readouterr().out == ""
+
+
+def test_a_stop_sequence_ends_with_the_answer_as_in_stops(tiny_agent, capsys):
+    from teachagent import STOPS
+
+    answer, messages = tiny_agent(ScriptedModel([Response([Text("Saturn.")], "stop_sequence")]), [read_file], "", "t")
+    assert answer == "Saturn." and len(messages) == 2 and capsys.readouterr().out == ""
+    assert {reason for reason, (move, _) in STOPS.items() if move == "answer"} == {"end_turn", "stop_sequence"}
 
 
 @pytest.mark.parametrize("stop_reason", ["max_tokens", "refusal", "model_context_window_exceeded", "pause_turn"])

@@ -112,6 +112,8 @@ def test_show_prints_the_json_the_api_receives():
     printed = show(conversation)
     assert json.loads(printed) == [conversation[0].to_dict()]
     assert "Zürich" in printed  # readable in a lesson, not \u-escaped
+    two = [*conversation, Message("assistant", "Sonnig.")]
+    assert json.loads(show(two)) == [m.to_dict() for m in two] and len(show(two).splitlines()) == 4  # a message a line
 
 
 # --- the Message shorthand and its validation ----------------------------------------

@@ -4,11 +4,13 @@ import pytest
 
 from teachagent import (
     Agent,
+    Message,
     Response,
     ScriptedModel,
     Text,
     Usage,
     answered,
+    beside,
     beside_reference,
     call,
     describe,
@@ -87,6 +89,26 @@ def test_replies_are_compared_too(capsys):
     assert undefined_because(yours, "a tool call").startswith("not defined: your model's reply (blurter) has no tool call")
     assert undefined_because(reference, "a tool call") is None
     assert undefined_because(yours) is not None  # punctuation is no answer
+
+
+def test_beside_returns_your_result_alone_and_prints_the_same_two_lines(capsys):
+    mine = ScriptedModel(adder)
+    assert beside(task, mine, adder).answer == "The sum is 5." and capsys.readouterr().out == ""
+    assert mine.played == 2  # scripted: one run
+    yours = beside(task, Stubborn(), adder)
+    assert yours.model == "stubborn-1b" and yours.outcome == "max_steps"
+    line = capsys.readouterr().out
+    assert line.startswith("your model (stubborn-1b): 3 steps") and "\nscripted reference: 2 steps" in line
+
+
+def test_a_conversation_is_described_by_what_each_call_read_and_its_last_reply(capsys):
+    def conversation(model):
+        return [model.complete("", [Message("user", turn)], [], 100) for turn in ("Hi.", "Add 2 and 3.")]
+
+    beside(conversation, Blurter(), ["Hello.", "5."])
+    line = capsys.readouterr().out
+    assert line.startswith("your model (blurter): 2 calls reading 10, 10 tokens; the last wrote ');' (end_turn)")
+    assert "\nscripted reference: 2 calls reading " in line and "the last wrote '5.' (end_turn), no tool call" in line
 
 
 def test_punctuation_or_nothing_is_no_answer():

@@ -553,7 +553,8 @@ def test_in_replay_mode_real_model_run_plays_the_cassette_being_replayed(tmp_pat
     replayed_now = shipped(tmp_path / "scratch")
     replay.cassette_model("replay", replayed_now)
     run = replay.real_model_run(doubled, tmp_path / "cassettes" / "03_lesson.jsonl")  # not there: the replayed one plays
-    assert run.answer == "It is 42." and f"played from {replayed_now.resolve()}" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert run.answer == "It is 42." and f"played from {replayed_now.resolve()}, the same recording as your model's" in said
 
 
 def test_every_mode_plays_the_run_recorded_at_the_mark_not_an_earlier_run_of_the_same_task(tmp_path, nothing_open,

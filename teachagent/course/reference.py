@@ -28,7 +28,7 @@ from ..models import Model, ScriptedModel, is_scripted
 from ..trace import OUTCOMES, Run, is_answer
 from .local import CUT_OFF
 
-Result = TypeVar("Result", Run, Response)
+Result = TypeVar("Result", Run, Response, list[Response])  # a run, a reply, or a conversation's replies
 
 REFERENCE = "scripted reference"
 NEEDS = ("an answer", "a tool call")
@@ -70,8 +70,11 @@ def _steps(n: int) -> str:
     return f"{n} step" if n == 1 else f"{n} steps"
 
 
-def describe(result: Run | Response) -> str:
-    """A run or a reply in a few words: steps, Z, how it ended, the answer (or what came instead)."""
+def describe(result: Run | Response | list[Response]) -> str:
+    """A run, a reply or a conversation's replies in a few words: steps, Z, how it ended, the answer (or what came instead)."""
+    if isinstance(result, list) and result and all(isinstance(reply, Response) for reply in result):
+        reads = ", ".join(str(reply.usage.total_input_tokens) for reply in result)
+        return f"{len(result)} calls reading {reads} tokens; the last {describe(result[-1])}"
     if isinstance(result, Response):
         calls = result.tool_calls
         if calls:
@@ -98,7 +101,7 @@ def describe(result: Run | Response) -> str:
     return f"{head}, {ending} ({result.outcome}), no answer"
 
 
-def compare_line(yours: Run | Response, reference: Run | Response, name: str) -> str:
+def compare_line(yours: Run | Response | list[Response], reference: Run | Response | list[Response], name: str) -> str:
     """The learner's run above the scripted reference, two labelled lines that read at a glance:
 
         your model (SmolLM2-135M-Instruct): 6 steps, ..., ran out of steps (max_steps), no answer
@@ -125,6 +128,17 @@ def beside_reference(run_on: Callable[[Model], Result], model: Model, script: An
     reference = run_on(scripted)
     print(compare_line(yours, reference, getattr(model, "name", type(model).__name__)))
     return yours, reference
+
+
+def beside(run_on: Callable[[Model], Result], model: Model, script: Any) -> Result:
+    """`run_on(model)`, your model's run (or reply, or replies); under any other model than the scripted one,
+    the same task on the lesson's script too, and the two labelled lines of `compare_line`.
+
+    `beside_reference` for a cell that goes on with your model's result alone: the prose
+    speaks about the scripted reference through the line printed for it, so the cell
+    needs no name for it, and the one line that runs your model is all it costs.
+    """
+    return beside_reference(run_on, model, script)[0]
 
 
 def undefined_because(result: Run | Response, needs: str = "an answer") -> str | None:

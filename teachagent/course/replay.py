@@ -498,7 +498,9 @@ def real_model_run(run_on: Callable[[Model], Result], cassette: str | Path) -> R
     so every mode plays the same run. In record mode it runs on the recorder, after writing
     that mark, so this run is in the new recording too (the old cassette may be stale or
     missing); in replay mode, on the player of the cassette being replayed, which has played
-    the calls before the mark by then. Prints one line: which model's recording, and what the run did.
+    the calls before the mark by then. Prints one line: which model's recording, and what the run did;
+    in those two modes it says that recording is also your model's, so a run shown above as
+    your model's is not taken for another model's.
     A cassette that is missing, or that does not hold this task, is one line saying so and the
     command that records it, and the result is None.
     """
@@ -525,5 +527,7 @@ def real_model_run(run_on: Callable[[Model], Result], cassette: str | Path) -> R
               f"record it again with: {command}")
         return None
     where = f"recorded now into {model.path}" if isinstance(model, Recorder) else f"played from {model.path}"
+    if model is _in_use():  # replay or record mode: the recording is also what plays (or records) your model
+        where += ", the same recording as your model's runs in this notebook"
     print(f"a real model's run, {model.source}, {where}: {describe(result)}")
     return result

@@ -7,11 +7,12 @@ The reference solutions are in solutions/lesson1.py.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from ..messages import Message, Response, Text, Usage
 from ..models import Model, ScriptedModel
 from ..tokens import context_tokens, count_tokens
-from .checks import check, describe, expect, filled, whole
+from .checks import NotYet, check, describe, expect, filled, number, whole
 from .quizzes import Question
 
 GUEST = "Grace"  # the name the guest of exercise 1.2 gives
@@ -100,6 +101,28 @@ def check_smallest_whole(smallest_whole: Callable[[Model, str, list[Message]], i
     check("1.3", test)
 
 
+def compare_read_guess(guess: Any, replies: list[Response], held: int) -> None:
+    """Section 5's prediction: how many times as many tokens as the final history holds (`held`) the calls read.
+
+    One line: the guess beside the measurement, or that there is no guess yet. Under a model
+    that is not scripted the calls' reads are its server's count and `held` is ours, so the
+    line says the two come from two tokenizers.
+    """
+    if guess is Ellipsis:
+        print("no guess yet: write a number (such as 0.5, 1 or 3) in place of the ... above, run that cell, then this one")
+        return
+    try:
+        guessed = number(guess, "my_guess")
+    except NotYet as problem:
+        print(f"not a guess yet: {problem}; write a number such as 0.5, 1 or 3")
+        return
+    read = sum(reply.usage.total_input_tokens for reply in replies)
+    calls = f"{len(replies)} call{'s' * (len(replies) != 1)}"
+    print(f"you guessed {guessed:g} times; the {calls} read {read} tokens, {read / held:.1f} times the {held} "
+          "tokens of the final history" + ("" if all(r.model == "scripted" for r in replies) else
+                                           " (the reads by your model's server, the history by our count)"))
+
+
 def _chat(system: str, turns: list[str]) -> tuple[list[Message], list[int]]:
     """A conversation with a scripted model, as in section 5: its history, and what each call read."""
     model = ScriptedModel(lambda messages: f"Noted: {messages[-1].text.lower()}")
@@ -132,20 +155,20 @@ def check_tokens_read(tokens_read: Callable[[str, list[Message]], int]) -> None:
 
 QUIZ = {
     "1.1": Question(
-        answer="b",
+        answer="c",
         right="the Messages API keeps nothing between calls; the history reaches the model only because we send it again",
         wrong={"a": "no Messages API call carries a session: sent only the new message (section 3), the scripted "
                     "receptionist could not say the name",
-               "c": "the weights never change during a conversation; what the model knows of it is what it is sent"}),
+               "b": "the weights never change during a conversation; what the model knows of it is what it is sent"}),
     "1.2": Question(
-        answer="b",
+        answer="a",
         right="the reply ran into the cap and was cut, perhaps mid-sentence, whatever its text looks like",
-        wrong={"a": "a finished reply stops with end_turn; max_tokens says the model was stopped, not that it was done",
+        wrong={"b": "a finished reply stops with end_turn; max_tokens says the model was stopped, not that it was done",
                "c": "max_tokens caps what the model writes, not what it reads: a request too long for the window "
                     "gets no reply at all, only an error (lesson 4)"}),
     "1.3": Question(
-        answer="c",
+        answer="b",
         right="call k rereads all k − 1 earlier turns, so the total grows faster than the number of turns",
         wrong={"a": "only the conversation's text grows by one turn per call; what the calls read grows faster",
-               "b": "every call reads the whole history, not only the newest message (section 5)"}),
+               "c": "every call reads the whole history, not only the newest message (section 5)"}),
 }

@@ -3,6 +3,7 @@
 3.1 `check_total_context`: a function that adds up what each call read, Z = c_1 + ... + c_K.
 3.2 `check_smallest_budget`: the smallest `max_steps` with which the careful reader still answers.
 3.3 `check_recovery`: a script that reads the first file an error suggests, and goes on.
+`compare_cK_guess` holds section 4's guess of c_K against the run.
 
 Where an exercise is about a scripted policy, the check plays it with a `ScriptedModel`
 itself, so it tests the same behaviour in live mode as offline. The reference solutions
@@ -23,11 +24,30 @@ from ..messages import ToolCall
 from ..models import Policy, ScriptedModel
 from ..tools import Tool, read_file_tool
 from ..trace import Run, Step
-from .checks import check, describe, expect, text, whole
+from .checks import NotYet, check, describe, expect, number, text, whole
 from .quizzes import Question
 
 # the folder 3.3 is also run on, so that a second step naming a file itself, not reading the error, shows
 OTHER_FILES = {"asteroids.txt": "Ceres is the largest asteroid.\n", "comets.txt": "Halley returns every 76 years.\n"}
+
+
+def compare_cK_guess(guess: Any, run: Run) -> None:
+    """Section 4's prediction: the guessed c_K beside what the run's last call read, in one line (or "no guess yet")."""
+    if guess is Ellipsis:
+        print("no guess yet: write a number in place of the ... in the cell above, run it, then run this cell")
+        return
+    try:
+        guessed = number(guess, "my_guess_cK")
+    except NotYet as problem:
+        print(f"not a guess yet: {problem}")
+        return
+    sizes = run.context_sizes
+    whose = "the run" if run.scripted else f"your model's run ({shorten(run.model, 60)})"
+    if not sizes:
+        print(f"you guessed c_K = {guessed:g}; {whose} made no call (outcome {run.outcome!r}), so there is no c_K")
+        return
+    print(f"you guessed c_K = {guessed:g}; {whose} made K = {len(sizes)} call{'s' * (len(sizes) != 1)}, and its last "
+          f"read c_{len(sizes)} = {sizes[-1]} tokens, {sizes[-1] / sizes[0]:.1f} times its first")
 
 
 def check_total_context(total_context: Callable[[list[Step]], Any], run: Run) -> None:
@@ -122,16 +142,16 @@ def check_recovery(script: list[Any], read_file: Tool, system: str, task: str) -
 
 QUIZ = {
     "3.1": Question(
-        answer="a",
-        right="the loop ends at the first final answer (v_k ∈ F), at a stop reason that leaves no answer "
+        answer="c",
+        right="the loop ends at the first final answer (v_k ∈ F), at an end step, which leaves no answer "
               "(max_tokens, refusal, a reply cut at the context window), or when a budget runs out: "
               "the K_max steps, or the agent's tokens or dollars",
-        wrong={"b": "an error result is data: it goes back to the model, which can try again (exercise 3.3)",
-               "c": "K_max counts model calls (steps), not tokens"}),
+        wrong={"a": "an error result is data: it goes back to the model, which can try again (exercise 3.3)",
+               "b": "K_max counts model calls (steps), not tokens; and a step with no text may still hold calls"}),
     "3.2": Question(
-        answer="b",
+        answer="a",
         right="a run that ran out of steps has no answer and says so (outcome max_steps); nothing is passed off as one",
-        wrong={"a": "the last text was written on the way, not as an answer: treating it as one would hide the failure",
+        wrong={"b": "the last text was written on the way, not as an answer: treating it as one would hide the failure",
                "c": "a tool result is an observation for the model, never the agent's answer"}),
     "3.3": Question(
         answer="b",

@@ -68,6 +68,9 @@ def _letter(choice: Any, key: Question) -> str:
     options = ", ".join(f'"{letter}"' for letter in key.letters)
     if not isinstance(choice, str):
         raise NotYet(f"write the letter of your answer as text, one of {options}")
+    if not str.strip(choice):  # the cell as it comes: `quiz_1_1 = ""`
+        raise NotYet(f"put {', '.join(key.letters[:-1])} or {key.letters[-1]} between the quotes, "
+                     "then run the cell again")
     match = _LETTER.fullmatch(str.lower(str.strip(choice)))
     if match is None or match.group(1) not in key.letters:
         raise NotYet(f"write just the letter of one option: one of {options}")

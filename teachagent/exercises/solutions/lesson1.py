@@ -8,8 +8,7 @@ check_was_cut(was_cut)
 
 # %% exercise 1.2
 hello = Message("user", "Hi! My name is Grace.")
-reply, reply_reference = beside_reference(lambda m: m.complete(system, [hello], tools=[], max_tokens=200),
-                                          model, receptionist)
+reply = beside(lambda m: m.complete(system, [hello], tools=[], max_tokens=200), model, receptionist)
 
 second_call = [hello, reply.to_message(), Message("user", "What is my name?")]
 
