@@ -37,7 +37,7 @@ from .base.display import one_line, terminal_text
 from .base.errors import CourseError, SettingError, check_number
 from .base.formats import FormatError, writable
 from .course.modes import MODES, RECORD_FROM, select_model
-from .course.replay import CassetteError, Recorder
+from .course.replay import CassetteError, Recorder, ended_by
 from .human import WHOLE_PAGE, HumanModel, example_call
 from .messages import Thinking
 from .models import Model, ScriptedModel
@@ -178,10 +178,12 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout, sys.stderr = Shown(stdout), Shown(stderr)
     try:
         return notebook_main(argv[1:]) if argv[:1] == ["notebook"] else research_main(argv)
-    except BrokenPipeError:  # the reader went away, as with `| head`: stop quietly
+    except BrokenPipeError as error:  # the reader went away, as with `| head`: stop quietly
+        ended_by(error)  # a recording cut short here replaces no cassette
         os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
         return 1
-    except KeyboardInterrupt:  # Ctrl-C: the learner's stop, said in one line (local mode's server stops at exit)
+    except KeyboardInterrupt as error:  # Ctrl-C: the learner's stop, said in one line (local mode's server stops at exit)
+        ended_by(error)
         print("\nteachagent: stopped (Ctrl-C)", file=stderr, flush=True)
         return 130
     finally:

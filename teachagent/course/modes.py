@@ -28,7 +28,7 @@ import os
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..base.display import shorten
+from ..base.display import one_line, shorten
 from ..base.errors import SettingError
 from ..models import Model, ScriptedModel
 
@@ -179,6 +179,6 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
             "The tools run for real; token counts and costs are tiktoken estimates at list prices (Claude counts "
             "more). For Claude: TEACHAGENT_MODE=live and ANTHROPIC_API_KEY."
         )
-    if not quiet:
-        print(f"[teachagent] {banner}", file=file)  # None: standard output, as print does
+    if not quiet:  # a cassette's words and a path may hold anything: the banner is shown as safe text
+        print(f"[teachagent] {one_line(banner, 2000)}", file=file)  # None: standard output, as print does
     return model

@@ -1,0 +1,298 @@
+"""Hostile input, round five (issue 41), the course's floor (teachagent/course/, the CLI, the exercises):
+a recording replaces a cassette only when its program ends normally and every call it started finished;
+banners show a cassette's words only as safe text; real_model_run always starts at its mark; a recording
+holds a model's name, never a server's address; every entry point turns what it cannot take into one line.
+
+The floor below (teachagent/base/) is tested in test_hostile5_base.py, the ideas in test_hostile5_ideas.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from fake_anthropic import Slow
+from fake_openai import FakeOpenAI, completion_body, function_call
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import teachagent.__main__ as cli
+from teachagent import Agent, Message, ScriptedModel, tool
+from teachagent.course import replay
+from teachagent.course.modes import select_model
+from teachagent.course.replay import CassetteError, Player, Recorder, read_cassette
+from teachagent.messages import latest_results
+from teachagent.models import call
+from teachagent.openai_compatible import OpenAICompatible
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT / "tests"), "TEACHAGENT_MODE": "offline"}
+for _name in ("TEACHAGENT_CASSETTE", "TEACHAGENT_DRAFT", "TEACHAGENT_BASE_URL", "TEACHAGENT_MODEL", "OPENAI_API_KEY",
+              "OPENAI_BASE_URL", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+    ENV.pop(_name, None)
+
+
+@pytest.fixture
+def nothing_open(monkeypatch):
+    """No recorder or player of select_model's is open in this process."""
+    monkeypatch.setattr(replay, "_open", {})
+    return replay._open
+
+
+def old_cassette(path: Path) -> bytes:
+    """An instructor's recording at `path`, whole; returns its bytes."""
+    recorder = Recorder(ScriptedModel(["the old answer"]), path, source="the instructor's model")
+    recorder.complete("", [Message("user", "the old question")])
+    recorder.finish()
+    return path.read_bytes()
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.suffix == ".draft")
+
+
+# --- a recording is promoted only when its program ends normally and every call it started finished ------
+
+RECORDING_SCRIPT = """
+import sys, time
+from teachagent import Message, ScriptedModel
+from teachagent.course import replay
+
+def slow(messages):
+    print("in the second call", flush=True)
+    time.sleep(30)
+    return "never"
+
+recorder = replay.cassette_model("record", sys.argv[1], ScriptedModel(["first", slow]), "a scripted stand-in")
+recorder.complete("", [Message("user", "one")])
+print("first call recorded", flush=True)
+{then}
+"""
+
+
+def run_script(then: str, cassette: Path, interrupt_after: str | None = None) -> subprocess.CompletedProcess:
+    """Run a recording script in a child process; with `interrupt_after`, send it SIGINT once it prints that line."""
+    process = subprocess.Popen([sys.executable, "-c", RECORDING_SCRIPT.format(then=then), str(cassette)], env=ENV,
+                               text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        if interrupt_after:
+            lines: queue.Queue = queue.Queue()
+            threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
+            deadline = time.monotonic() + 60
+            while lines.get(timeout=max(0.01, deadline - time.monotonic())) != interrupt_after + "\n":
+                pass
+            process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+        process.wait()
+    return subprocess.CompletedProcess(process.args, process.returncode, "", err)
+
+
+@pytest.mark.parametrize("then", [
+    'raise RuntimeError("the script fails after its first call")',
+    "recorder.complete('', [Message('user', 'two')])",  # Ctrl-C arrives in the middle of the second call
+])
+def test_a_script_that_ends_by_an_exception_leaves_the_cassette_as_it_was(tmp_path, then):
+    cassette = tmp_path / "c.jsonl"
+    before = old_cassette(cassette)
+    interrupted = "complete" in then
+    done = run_script(then, cassette, "in the second call" if interrupted else None)
+    assert ("KeyboardInterrupt" if interrupted else "RuntimeError") in done.stderr
+    assert cassette.read_bytes() == before and leftovers(tmp_path) == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+def test_ctrl_c_between_calls_of_a_recording_script_leaves_the_cassette_as_it_was(tmp_path):
+    cassette = tmp_path / "c.jsonl"
+    before = old_cassette(cassette)
+    run_script("print('waiting', flush=True)\ntime.sleep(30)", cassette, "waiting")
+    assert cassette.read_bytes() == before and leftovers(tmp_path) == []
+
+
+def test_a_call_that_never_finished_keeps_the_old_cassette_even_when_the_program_then_ends_normally(tmp_path):
+    cassette = tmp_path / "c.jsonl"
+    before = old_cassette(cassette)
+    then = "try:\n    recorder.complete('', [Message('user', 'two')])\nexcept KeyboardInterrupt:\n    print('stopped')"
+    done = run_script(then, cassette, "in the second call")
+    assert done.returncode == 0 and "1 of 2 calls did not finish" in done.stderr
+    assert cassette.read_bytes() == before and leftovers(tmp_path) == []
+
+
+def test_a_recording_script_that_ends_normally_still_replaces_the_cassette(tmp_path):
+    cassette = tmp_path / "c.jsonl"
+    old_cassette(cassette)
+    done = run_script("print('done')", cassette)
+    assert done.returncode == 0, done.stderr
+    assert [r["response"]["content"][0]["text"] for r in read_cassette(cassette)] == ["first"]
+
+
+@pytest.mark.server  # starts a local fake API server
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+def test_ctrl_c_in_the_demo_while_it_records_leaves_the_cassette_as_it_was(tmp_path):
+    cassette = tmp_path / "demo.jsonl"
+    before = old_cassette(cassette)
+    with FakeOpenAI() as fake:
+        fake.queue((200, completion_body(None, [function_call("c1", "search", {"query": "KL"})], "tool_calls"), {}),
+                   Slow(5, (200, completion_body("too late"), {})))  # Ctrl-C comes while step 2 waits for this
+        process = subprocess.Popen(
+            [sys.executable, "-m", "teachagent", "--mode", "record", "--cassette", str(cassette), "--base-url",
+             fake.base_url, "--model", "m"], env=ENV, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 60
+            while not process.stdout.readline().startswith("  got:"):  # step 1 ran; step 2's call waits for a reply
+                assert time.monotonic() < deadline
+            while len(fake.requests) < 2 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            process.send_signal(signal.SIGINT)
+            _, err = process.communicate(timeout=60)
+        finally:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130 and "stopped (Ctrl-C)" in err
+    assert cassette.read_bytes() == before and leftovers(tmp_path) == []
+
+
+@settings(max_examples=25)
+@given(calls=st.integers(1, 4), failing=st.integers(0, 4), how=st.sampled_from(["raises", "interrupted"]))
+def test_a_recording_with_any_call_failed_or_unfinished_never_replaces_the_cassette(tmp_path_factory, calls, failing,
+                                                                                   how):
+    folder = tmp_path_factory.mktemp("rec")
+    cassette = folder / "c.jsonl"
+    before = old_cassette(cassette)
+
+    def fails(messages):
+        raise KeyboardInterrupt if how == "interrupted" else ConnectionError("dropped")
+
+    steps = ["fine"] * calls
+    steps.insert(min(failing, calls), fails)
+    recorder = Recorder(ScriptedModel(steps), cassette)
+    for n in range(calls + 1):
+        try:
+            recorder.complete("", [Message("user", f"question {n}")])
+        except (KeyboardInterrupt, ConnectionError):
+            pass
+    with pytest.raises(CassetteError, match="was left as it was"):
+        recorder.finish()
+    assert cassette.read_bytes() == before and leftovers(folder) == []
+
+
+# --- what a cassette says is shown as safe text: the replay banner, the real-model line -----------------
+
+SPOOF = "SmolLM2\x1b[2J\x08\x9b31m\u202eexe.gpj\u2066 (local mode, seed 0)"
+
+
+def spoofed(path: Path) -> Path:
+    recorder = Recorder(ScriptedModel([call("double", n=21), "It is 42."]), path, source="x")
+    Agent(recorder, [double], system="Use tools.").run("Double 21.")
+    recorder.finish()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[0] = json.dumps({"format": "teachagent.cassette/2", "recorded_from": SPOOF})  # escaped in the file itself
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@tool
+def double(n: int) -> str:
+    """Double a number."""
+    return str(2 * n)
+
+
+def shows_nothing_hidden(text: str) -> bool:
+    return not any(ch in text for ch in "\x1b\x08\x9b\u202e\u2066")
+
+
+def test_the_replay_banner_and_the_real_model_line_show_a_cassettes_controls_as_escapes(tmp_path, nothing_open,
+                                                                                       capsys):
+    cassette = spoofed(tmp_path / "cassettes" / "03_lesson.jsonl")
+    select_model(mode="replay", cassette=cassette)
+    banner = capsys.readouterr().out
+    assert shows_nothing_hidden(banner) and "\\x1b[2J\\x08\\x9b31m\\u202eexe.gpj" in banner
+    nothing_open.clear()
+    replay.real_model_run(lambda m: Agent(m, [double], system="Use tools.").run("Double 21."), cassette)
+    line = capsys.readouterr().out
+    assert shows_nothing_hidden(line) and "\\u202eexe.gpj" in line and line.count("\n") == 1
+
+
+def test_the_cli_replay_banner_shows_a_cassettes_controls_as_escapes(tmp_path, capsys):
+    cassette = spoofed(tmp_path / "demo.jsonl")
+    cli.main(["--mode", "replay", "--cassette", str(cassette)])
+    out, err = capsys.readouterr()
+    assert shows_nothing_hidden(out + err) and "\\u202eexe.gpj" in err
+
+
+# --- real_model_run always starts at its mark ------------------------------------------------------------
+
+
+def test_in_replay_mode_real_model_run_as_the_first_call_after_a_restart_plays_the_run_at_its_mark(tmp_path,
+                                                                                                  nothing_open,
+                                                                                                  capsys):
+    answers = iter(["It is 42, the run of a cell above.", "It is 42, the real model's run."])
+
+    def moody(messages):
+        return call("double", n=21) if not latest_results(messages) else next(answers)
+
+    cassette = tmp_path / "cassettes" / "03_lesson.jsonl"
+    recorder = replay.cassette_model("record", cassette, ScriptedModel(moody), "a small model")
+    doubled = lambda m: Agent(m, [double], system="Use tools.").run("Double 21.")  # noqa: E731
+    doubled(recorder)  # a cell above asks the same first
+    replay.real_model_run(doubled, cassette)
+    recorder.finish()
+    nothing_open.clear()  # the kernel restarts; the learner runs the real_model_run cell first
+    replay.cassette_model("replay", cassette)
+    assert replay.real_model_run(doubled, cassette).answer == "It is 42, the real model's run."
+    assert doubled(replay._in_use()).answer == "It is 42, the run of a cell above."  # the player of the cells: untouched
+
+
+# --- a recording holds the model's name, never the server's address --------------------------------------
+
+
+@pytest.mark.server  # starts a local fake API server
+def test_a_recording_from_a_server_holds_the_models_name_and_not_the_servers_address(tmp_path, openai_fake):
+    openai_fake.queue((200, completion_body("hi"), {}))
+    cassette = tmp_path / "c.jsonl"
+    recorder = Recorder(OpenAICompatible("llama3.2", openai_fake.base_url), cassette)
+    recorder.complete("", [Message("user", "hello")])
+    recorder.finish()
+    written = cassette.read_text(encoding="utf-8")
+    assert "127.0.0.1" not in written and str(openai_fake._server.server_address[1]) not in written
+    assert read_cassette(cassette)[0]["request"]["model"] == "llama3.2"
+    assert Player(cassette).source == "llama3.2"
+
+
+# --- a cassette path that is a symlink loop is one line --------------------------------------------------
+
+
+@pytest.fixture
+def loop(tmp_path):
+    (tmp_path / "a.jsonl").symlink_to(tmp_path / "b.jsonl")
+    (tmp_path / "b.jsonl").symlink_to(tmp_path / "a.jsonl")
+    return tmp_path / "a.jsonl"
+
+
+@pytest.mark.parametrize("mode", ["replay", "record"])
+def test_a_cassette_that_is_a_symlink_loop_is_one_line_in_select_model_and_the_cli(loop, mode, nothing_open, capsys,
+                                                                                  monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-" + "x" * 40)
+    with pytest.raises(CassetteError, match="symlink"):
+        select_model(mode=mode, cassette=loop, quiet=True)
+    assert cli.main(["--mode", mode, "--cassette", str(loop)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("teachagent: ") and err.count("\n") == 1 and "symlink" in err
+    assert loop.is_symlink() and os.readlink(loop) == str(loop.parent / "b.jsonl")
+
+
+def test_notebook_replay_of_a_cassette_that_is_a_symlink_loop_is_one_line(loop, capsys):
+    notebook = loop.parent / "lesson.ipynb"
+    notebook.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8")
+    assert cli.main(["notebook", "replay", str(notebook), "--cassette", str(loop)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("teachagent: ") and err.count("\n") == 1 and "symlink" in err
