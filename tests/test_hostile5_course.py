@@ -268,6 +268,23 @@ def test_a_recording_from_a_server_holds_the_models_name_and_not_the_servers_add
     assert Player(cassette).source == "llama3.2"
 
 
+# --- what a recording loads back is what was recorded -----------------------------------------------------
+
+SPLIT_PAIR = "\ud83d\ude00"  # the two halves of 😀's surrogate pair, as two characters of a str
+any_text = st.lists(st.one_of(st.characters(codec=None, exclude_categories=()), st.just(SPLIT_PAIR)), max_size=10).map("".join)
+
+
+@settings(max_examples=30)
+@given(task=any_text, reply=any_text)
+def test_a_recording_of_any_text_replays_to_the_same_run(tmp_path_factory, task, reply):
+    cassette = tmp_path_factory.mktemp("rec") / "c.jsonl"
+    recorder = Recorder(ScriptedModel([call("double", n=2), reply]), cassette)
+    recorded = Agent(recorder, [double], system=f"Use tools. {task}").run(task)
+    recorder.finish()
+    replayed = Agent(Player(cassette), [double], system=f"Use tools. {task}").run(task)
+    assert [s.to_dict() | {"seconds": 0} for s in replayed.steps] == [s.to_dict() | {"seconds": 0} for s in recorded.steps]
+
+
 # --- a cassette path that is a symlink loop is one line --------------------------------------------------
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..base.display import one_line, shorten
-from ..base.errors import SettingError
+from ..base.errors import SettingError, checked_name
 from ..models import Model, ScriptedModel
 
 MODES = ("offline", "local", "live", "record", "replay")
@@ -68,7 +68,7 @@ def live_model(base_url: str | None = None, model_name: str | None = None) -> tu
 
         claude = Claude()  # a missing key stops here, before any call
         return claude, f"{claude.name} through the Anthropic API", True
-    name = _setting(model_name, "TEACHAGENT_MODEL")
+    name = checked_name("TEACHAGENT_MODEL (or --model)", _setting(model_name, "TEACHAGENT_MODEL"))
     if not name:
         raise SettingError("TEACHAGENT_BASE_URL names a server; set TEACHAGENT_MODEL to the model it should run "
                            "(e.g. llama3.2 for Ollama), or unset TEACHAGENT_BASE_URL for Claude")

@@ -68,9 +68,13 @@ def count_request(model: str, system: str, messages: list[Message], tools: Seque
 
 
 def _key(request: dict[str, Any], *leave_out: str) -> str:
-    """A request's canonical text, replay's lookup key; the model is left out, as the player stands in for it."""
+    """A request's canonical text, replay's lookup key; the model is left out, as the player stands in for it.
+
+    Every character is written as JSON's ASCII escape, so the two halves of a surrogate pair asked
+    apart have the key of the one character a cassette gives them back as (formats.as_saved).
+    """
     kept = {name: value for name, value in request.items() if name not in ("model", *leave_out)}
-    return json.dumps(kept, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(kept, sort_keys=True, separators=(",", ":"))
 
 
 def _header(first_line: str) -> dict[str, Any] | None:
