@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .base.display import one_line
-from .base.errors import A_DAY, SettingError, check_number
+from .base.errors import A_DAY, SettingError, check_number, type_name
 from .base.http import (
     DEFAULT_TIMEOUT,
     IDENTITY,
@@ -99,6 +99,10 @@ class OpenAICompatible:
         name: str | None = None,
     ) -> None:
         secret, api_key = Secret(api_key or os.environ.get("OPENAI_API_KEY") or ""), None  # no frame holds the key itself
+        if base_url is not None and not isinstance(base_url, str):
+            raise SettingError(f"base_url is the server's address as text, such as 'http://localhost:11434/v1'; got "
+                               f"a {type_name(base_url)}")
+        base_url = str.__str__(base_url) if isinstance(base_url, str) else None  # a str subclass: the text it holds
         address, base_url = Address(base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_SERVER), None  # nor the address's
         usable(address, "base_url (TEACHAGENT_BASE_URL and --base-url in the course, else OPENAI_BASE_URL)")
         if not isinstance(model, str) or not model.strip():

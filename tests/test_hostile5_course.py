@@ -29,6 +29,7 @@ from teachagent import Agent, Message, ScriptedModel, tool
 from teachagent.course import replay
 from teachagent.course.modes import select_model
 from teachagent.course.replay import CassetteError, Player, Recorder, read_cassette
+from teachagent.exercises.lesson8 import SAMPLE_NOTES as NOTES  # the name exercise 8.1's tool reads, as in lesson 8
 from teachagent.messages import latest_results
 from teachagent.models import call
 from teachagent.openai_compatible import OpenAICompatible
@@ -313,3 +314,135 @@ def test_notebook_replay_of_a_cassette_that_is_a_symlink_loop_is_one_line(loop, 
     assert cli.main(["notebook", "replay", str(notebook), "--cassette", str(loop)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("teachagent: ") and err.count("\n") == 1 and "symlink" in err
+
+
+# --- every learner-facing entry point turns what it cannot take into one line ---------------------------
+
+
+class Hostile(str):
+    """A str whose own methods all raise: a fair check reads the text it holds and never calls them."""
+
+    def _no(self, *args, **kwargs):
+        raise RuntimeError("a method of a hostile str was called")
+
+    __hash__ = __eq__ = __ne__ = __format__ = __str__ = __len__ = __iter__ = __contains__ = _no
+    strip = split = lower = startswith = encode = _no
+
+
+@pytest.mark.parametrize("name", ["3.1", "9.9", "3.x"])
+def test_a_hostile_str_as_a_quiz_name_is_read_as_its_text(name, capsys):
+    from teachagent.exercises import quiz
+    from teachagent.exercises.quizzes import NoSuchQuestion
+
+    try:
+        quiz(Hostile(name), "a")
+    except NoSuchQuestion as refused:
+        assert "\n" not in str(refused)
+    out = capsys.readouterr().out
+    assert out.count("\n") <= 1 and (not out or out.startswith(f"quiz {name}: "))
+
+
+@pytest.mark.parametrize("name", ["2.1", "9.9", "x"])
+def test_a_hostile_str_as_a_solution_name_is_read_as_its_text(name, monkeypatch):
+    from teachagent.exercises import solution
+    from teachagent.exercises.reveal import NoSuchSolution
+
+    monkeypatch.delenv("TEACHAGENT_CHECK_SOLUTIONS")  # the solution is not run here, in a test's names
+
+    try:
+        shown = solution(Hostile(name))
+    except NoSuchSolution as refused:
+        assert "\n" not in str(refused)
+    else:
+        assert repr(shown).startswith(f"Reference solution {name}: hidden until you click")
+
+
+def test_compare_Z_guess_when_the_run_read_nothing_is_one_line(capsys):
+    from teachagent.exercises.lesson8 import compare_Z_guess
+
+    compare_Z_guess(3000, 0)
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and "read nothing" in out
+
+
+ONE_LINE_ENTRY_POINTS = {
+    "quiz": lambda v: __import__("teachagent.exercises", fromlist=["quiz"]).quiz(v, "a"),
+    "solution": lambda v: __import__("teachagent.exercises", fromlist=["solution"]).solution(v),
+    "compare_Z_guess": lambda v: __import__("teachagent.exercises.lesson8", fromlist=["x"]).compare_Z_guess(v, 0),
+    "agrees_with": lambda v: __import__("teachagent.simulation", fromlist=["x"]).Estimate(3, 10).agrees_with(v),
+    "price": lambda v: Agent(ScriptedModel(["x"]), max_dollars=1.0, price=v),
+    "select_model": lambda v: select_model(mode="replay", cassette=v, quiet=True),
+    "MemoryStore": lambda v: __import__("teachagent.memory", fromlist=["x"]).MemoryStore(v),
+    "OpenAICompatible": lambda v: OpenAICompatible("llama3.2", v),
+    "EvalTask": lambda v: __import__("teachagent", fromlist=["x"]).EvalTask("t", "q", v),
+}
+hostile_values = st.one_of(
+    st.text(st.characters(codec=None, exclude_categories=()), max_size=30), st.builds(Hostile, st.text(max_size=10)),
+    st.floats(allow_nan=True, allow_infinity=True), st.booleans(), st.integers(-10**20, 10**20), st.none(),
+    st.sampled_from(["2.1", "3.1", "claude-haiku-5-5", "ws://x/v1", "http://127.0.0.1:99999/v1", "a\x00b", "\ud800"]))
+
+
+@settings(max_examples=150)
+@given(entry=st.sampled_from(sorted(ONE_LINE_ENTRY_POINTS)), value=hostile_values)
+def test_every_learner_facing_entry_point_answers_anything_with_a_result_or_one_line(entry, value, tmp_path_factory):
+    from teachagent.base.errors import CourseError
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path_factory.mktemp("entry"))
+        patch.setattr(replay, "_open", {})
+        patch.delenv("TEACHAGENT_CHECK_SOLUTIONS")  # a solution is not run here, in a test's names
+        try:
+            ONE_LINE_ENTRY_POINTS[entry](value)
+        except CourseError as refused:  # a learner's mistake: one line in Jupyter, which says what to do
+            (line,) = refused._render_traceback_()
+            assert "\n" not in line and len(line) < 1000
+
+
+# --- a recording names no server's address, whatever the address ----------------------------------------
+
+
+@settings(max_examples=30)
+@given(host=st.sampled_from(["127.0.0.1", "localhost", "inference.example.net", "[::1]"]),
+       port=st.integers(1, 65535), path=st.sampled_from(["/v1", "/openai/v1", "/v1/"]),
+       credentials=st.sampled_from(["", "user:secret-pw@", "sk-token-abcdefgh@"]),
+       query=st.sampled_from(["", "?api_key=qk-123456789", "?deployment=a"]),
+       name=st.sampled_from(["llama3.2", "qwen2.5:7b", "org/model-7B"]))
+def test_a_recording_from_any_server_holds_its_models_name_and_no_part_of_its_address(tmp_path_factory, host, port, path,
+                                                                                      credentials, query, name):
+    from teachagent.messages import Response, Text
+
+    model = OpenAICompatible(name, f"http://{credentials}{host}:{port}{path}{query}")
+    model.complete = lambda system, messages, tools=(), max_tokens=1024: Response([Text("hi")], "end_turn")
+    cassette = tmp_path_factory.mktemp("rec") / "c.jsonl"
+    recorder = Recorder(model, cassette)
+    recorder.complete("", [Message("user", "hello")])
+    recorder.finish()
+    written = cassette.read_text(encoding="utf-8")
+    for part in (host, f":{port}", credentials.rstrip("@"), query.lstrip("?")):
+        assert not part or part not in written
+    assert read_cassette(cassette)[0]["request"]["model"] == name and Player(cassette).source == name
+
+
+# --- exercise 8.1 is passed by reading the notes, not by typing their titles in -------------------------
+
+def test_a_constant_does_not_pass_exercise_8_1_and_reading_notes_does(said):
+    from teachagent.exercises.lesson8 import check_titles_tool, expected_titles
+
+    typed_in = expected_titles(NOTES)
+
+    @tool
+    def note_titles() -> str:
+        "One line per note: its file name and its title."
+        return typed_in
+
+    check_titles_tool(note_titles, NOTES)
+    assert said("8.1").startswith("not yet: note_titles gave the same lines when NOTES named another folder")
+
+    @tool
+    def note_titles() -> str:  # the learner's second try
+        "One line per note: its file name and its title."
+        return "\n".join(f"{p.name}: {p.read_text(encoding='utf-8').splitlines()[0].removeprefix('# ')}"
+                         for p in sorted(NOTES.glob("*.md")))
+
+    check_titles_tool(note_titles, NOTES)
+    assert said("8.1").startswith("correct: 5 notes listed") and NOTES.name == "capstone_notes"

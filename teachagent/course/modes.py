@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..base.display import one_line, shorten
-from ..base.errors import SettingError, checked_name
+from ..base.errors import SettingError, checked_name, shown_value
 from ..models import Model, ScriptedModel
 
 MODES = ("offline", "local", "live", "record", "replay")
@@ -44,6 +44,9 @@ def default_cassette(notebook: str | Path) -> Path:
 
 def cassette_path(mode: str, given: str | Path | None = None) -> Path:
     """The cassette to use: `given`, TEACHAGENT_CASSETTE, or the running notebook's own."""
+    if given is not None and not isinstance(given, (str, os.PathLike)):
+        raise SettingError(f"cassette is a path, such as 'cassettes/demo.jsonl'; got {shown_value(given)}")
+    given = str.__str__(given) if isinstance(given, str) else given  # a str subclass: the text it holds
     notebook = os.environ.get("JPY_SESSION_NAME", "")
     path = given or os.environ.get("TEACHAGENT_CASSETTE") or (default_cassette(notebook) if notebook.endswith(".ipynb") else "")
     if not path:
