@@ -446,3 +446,38 @@ def test_a_constant_does_not_pass_exercise_8_1_and_reading_notes_does(said):
 
     check_titles_tool(note_titles, NOTES)
     assert said("8.1").startswith("correct: 5 notes listed") and NOTES.name == "capstone_notes"
+
+
+# --- a tool schema with $ref and $defs works in local mode ------------------------------------------------
+
+REF_SCHEMA = {"type": "object", "$defs": {"unit": {"enum": ["cm", "m"]}},
+              "properties": {"length": {"type": "number"}, "unit": {"$ref": "#/$defs/unit"}},
+              "required": ["length", "unit"], "additionalProperties": False}
+
+
+def test_local_modes_grammar_holds_a_tool_schema_with_refs_that_resolve_where_it_is_put():
+    from teachagent.course.local import json_tools_request
+
+    request = json_tools_request("m", "", [Message("user", "Convert 3 m.")], [
+        {"name": "convert", "description": "Convert a length.", "input_schema": REF_SCHEMA}], 64)
+    grammar = request["response_format"]["json_schema"]["schema"]
+    assert "$ref" not in json.dumps(grammar)
+    assert grammar["anyOf"][0]["properties"]["arguments"]["properties"]["unit"] == {"enum": ["cm", "m"]}
+
+
+@pytest.mark.local
+def test_a_tool_schema_with_refs_makes_no_local_call_fail():
+    from teachagent.course import local
+    from teachagent.tools import Tool
+
+    try:
+        local.check_installed()
+    except local.LocalModelMissing as missing:
+        pytest.skip(str(missing))
+    server = local.start_server(threads=1, seed=0)
+    try:
+        convert = Tool("convert", "Convert a length.", REF_SCHEMA, lambda length, unit: f"{length} {unit}")
+        run = Agent(local.local_model(server), [convert], max_steps=2, max_tokens=64).run("Convert 3 m.")
+    finally:
+        server.stop()
+    assert run.outcome != "error" and run.steps

@@ -40,6 +40,7 @@ from typing import Any
 from ..agent import MAX_STEPS
 from ..base.errors import CourseError, check_number
 from ..base.formats import unstorable
+from ..base.schema import inlined
 from ..messages import MAX_TOKENS, Block, Message, Response, Text, ToolCall, ToolResult
 from ..openai_compatible import OpenAICompatible
 
@@ -323,7 +324,7 @@ def json_tools_request(
                  if isinstance(b, ToolResult) else b.text for b in message.content if isinstance(b, (Text, ToolResult))]
         sent.append({"role": "user", "content": "\n\n".join(parts)})
     choices: list[dict[str, Any]] = [
-        {"type": "object", "properties": {"tool": {"const": t["name"]}, "arguments": t["input_schema"]},
+        {"type": "object", "properties": {"tool": {"const": t["name"]}, "arguments": inlined(t["input_schema"])},
          "required": ["tool", "arguments"], "additionalProperties": False} for t in tools]
     choices.append({"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"],
                     "additionalProperties": False})
