@@ -8,6 +8,7 @@ The floor below (teachagent/base/) is tested in test_hostile5_base.py, the cours
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sqlite3
 
@@ -87,6 +88,43 @@ def test_a_reply_the_model_changes_after_returning_it_is_saved_as_the_loop_ran_i
     assert run.outcome == "answer" and [s.results[0].content for s in run.steps[:2]] == ["hi", "hi"]
     assert [c.input for s in run.steps for c in s.response.tool_calls] == [{"text": "hi"}, {"text": "hi"}]
     assert Run.load(run.save(tmp_path / "run.json")) == run
+
+
+CHANGES = {
+    "input to a list": lambda r: setattr(r.content[0], "input", ["a", "list"]),
+    "input's value": lambda r: r.content[0].input.update(text=float("nan")),
+    "call's name": lambda r: setattr(r.content[0], "name", "another_tool"),
+    "call's id": lambda r: setattr(r.content[0], "id", 7),
+    "a block added": lambda r: r.content.append(Text("added later")),
+    "stop reason": lambda r: setattr(r, "stop_reason", "no such reason"),
+    "usage": lambda r: setattr(r, "usage", "a lot"),
+}
+
+
+@settings(max_examples=30)
+@given(st.lists(st.sampled_from(sorted(CHANGES)), min_size=1, max_size=4))
+def test_whatever_a_model_does_to_the_replies_it_returned_the_run_holds_and_saves_what_the_loop_ran(changes):
+    returned: list[Response] = []
+
+    class Meddling:
+        name = "a model that changes its earlier replies"
+
+        def complete(self, system, messages, tools=(), max_tokens=1024):
+            for reply in returned:
+                for change in changes:
+                    with contextlib.suppress(Exception):  # one change may undo what the next one needs
+                        CHANGES[change](reply)
+            if len(returned) == 3:
+                return Response([Text("done")], "end_turn")
+            returned.append(Response([ToolCall(f"c{len(returned)}", "echo", {"text": "hi"})], "tool_use", Usage(5, 2)))
+            return returned[-1]
+
+    run = Agent(Meddling(), [echo]).run("go")
+    assert run.outcome == "answer" and len(run.steps) == 4
+    assert [(c.id, c.name, c.input) for s in run.steps[:3] for c in s.response.tool_calls] == [
+        (f"c{i}", "echo", {"text": "hi"}) for i in range(3)]
+    assert [s.results[0].content for s in run.steps[:3]] == ["hi"] * 3
+    assert Run.from_json(run.to_json()) == run
 
 
 # --- an evaluation keeps every judged result --------------------------------------------------------------
