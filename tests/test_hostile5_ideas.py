@@ -470,3 +470,12 @@ def test_a_count_claudes_api_sends_that_is_not_a_whole_number_is_refused(field, 
         fake.queue((200, body, {}))
         with pytest.raises(UnexpectedReply, match=field):
             Claude(api_key="sk-ant-api03-" + "x" * 40, base_url=fake.base_url).complete("", [Message("user", "hi")])
+
+
+def test_the_page_a_person_reads_when_playing_the_model_shows_a_tools_controls_as_escapes(monkeypatch, capsys):
+    from teachagent.human import ask_in_terminal as page_in_terminal
+
+    monkeypatch.setattr("builtins.input", lambda prompt: "")
+    page_in_terminal("a tool said: \x1b[2J\u202eexe.gpj\nnext line", None)
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\u202e" not in out and "\\x1b[2J\\u202eexe.gpj\nnext line" in out
