@@ -19,7 +19,8 @@ symlink is written through to its target. The run is written to a new file besid
 renamed over it only when whole. Text the terminal's encoding cannot show is printed as
 escapes (\\u03a3), never a crash. `notebook record|replay` gives bad input (no such
 notebook, not a notebook, a cassette that cannot be used) one line and exit code 2, and a
-cell that fails exit code 1. Ctrl-C stops it at once, with exit code 130.
+cell that fails exit code 1. Ctrl-C stops it at once, with exit code 130; a recording it was
+making then keeps the old cassette as it was.
 """
 
 from __future__ import annotations

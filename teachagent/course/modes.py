@@ -15,9 +15,10 @@ Record mode records the live model, or the local one when `TEACHAGENT_RECORD_FRO
 
 The cassette is `TEACHAGENT_CASSETTE`, or else the running notebook's own,
 notebooks/cassettes/<notebook>.jsonl (Jupyter names the notebook in `JPY_SESSION_NAME`).
-Interactive recording (`TEACHAGENT_MODE=record jupyter lab`) replaces the cassette when
-the kernel exits (shut down or restarted), and only if it made at least one call and no
-call failed; otherwise the old cassette stays as it was. `python -m teachagent notebook
+Interactive recording (`TEACHAGENT_MODE=record jupyter lab`, or a script) replaces the
+cassette when the kernel or program ends normally (a kernel shut down or restarted), and
+only if it made at least one call, every call it started finished and none failed; a
+program ended by an exception nobody caught or by Ctrl-C keeps the old cassette as it was. `python -m teachagent notebook
 record` sets `TEACHAGENT_DRAFT` instead: the kernel then records into that draft and the
 command replaces the cassette once the whole notebook has run.
 """
@@ -158,7 +159,7 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
             when = ("once every cell of the notebook has run" if os.environ.get("TEACHAGENT_DRAFT")  # notebook record
                     else "when this kernel or program ends")
             banner = (f"record mode: {where}, every call {'billed and ' if billed else ''}recorded; "
-                      f"the recording replaces {path} {when}, if no call failed.")
+                      f"the recording replaces {path} {when}, if every call finished and none failed.")
         else:
             model = cassette_model(chosen, path)
             assert isinstance(model, Player)  # replay mode always gives a player
