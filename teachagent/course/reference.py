@@ -22,6 +22,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ..base.display import one_line
 from ..base.errors import CourseError
 from ..messages import STOPS, Response
 from ..models import Model, ScriptedModel, is_scripted
@@ -119,7 +120,7 @@ def beside_reference(run_on: Callable[[Model], Result], model: Model, script: An
     scripted = _fresh(script)  # first: a missing script is said before the learner's model is asked anything
     yours = run_on(model)
     reference = run_on(scripted)
-    print(compare_line(yours, reference, getattr(model, "name", type(model).__name__)))
+    print(one_line(compare_line(yours, reference, getattr(model, "name", type(model).__name__)), 2000))  # safe text
     return yours, reference
 
 
