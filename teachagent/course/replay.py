@@ -159,6 +159,7 @@ class Recorder:
                                 "unset TEACHAGENT_DRAFT (`python -m teachagent notebook record` sets it itself)")
         self.started = self.calls = self.failed = 0  # calls begun; of those, recorded and failed (the rest unfinished)
         self.finished = False
+        self.ended_by: BaseException | None = None  # what ended the program while this recorded (`ended_by`)
         try:
             self.draft = Path(draft) if draft else new_draft(self.path)
             self._write(json.dumps({"format": FORMAT, "recorded_from": self.source}, ensure_ascii=False), mode="w")
@@ -231,7 +232,7 @@ class Recorder:
         if self.finished:
             return self.path
         self.finished = True
-        why = (f"the program was ended by {exception_text(_ended_by[0], 80)}" if _ended_by else
+        why = (f"the program was ended by {exception_text(self.ended_by, 80)}" if self.ended_by else
                f"{self.failed} of {self.started} calls failed" if self.failed else
                f"{self.unfinished} of {self.started} calls did not finish" if self.unfinished else
                "no call was made" if not self.calls else None)
@@ -434,7 +435,6 @@ def first_difference(recorded: Any, asked: Any, where: str = "request") -> str |
 # --- one recorder or player per cassette in this process, and the shipped recording of a real model ---------
 
 _open: dict[Path, Recorder | Player] = {}  # shared by every select_model, and by real_model_run
-_ended_by: list[BaseException] = []  # the exception (or Ctrl-C) that is ending this program, once one is
 
 
 def cassette_model(mode: str, path: str | Path, live: Model | None = None, source: str | None = None) -> Recorder | Player:
@@ -473,9 +473,11 @@ def ended_by(error: BaseException) -> None:
     """Say that this program is ending because of `error` (an exception, Ctrl-C): no recording of it replaces a cassette.
 
     Called by the hook for exceptions nobody caught, and by a program that catches one to end
-    with a message of its own (the terminal demo on Ctrl-C).
+    with a message of its own (the terminal demo on Ctrl-C). Every recording still open is marked.
     """
-    _ended_by.append(error)
+    for model in _open.values():
+        if isinstance(model, Recorder) and not model.finished:
+            model.ended_by = error
 
 
 def _watch_for_an_abnormal_end() -> None:
