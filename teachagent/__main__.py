@@ -19,7 +19,8 @@ symlink is written through to its target. The run is written to a new file besid
 renamed over it only when whole. Text the terminal's encoding cannot show is printed as
 escapes (\\u03a3), never a crash. `notebook record|replay` gives bad input (no such
 notebook, not a notebook, a cassette that cannot be used) one line and exit code 2, and a
-cell that fails exit code 1. Ctrl-C stops it at once, with exit code 130.
+cell that fails exit code 1. Ctrl-C stops it at once, with exit code 130; a recording it was
+making then keeps the old cassette as it was.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from .base.display import one_line, terminal_text
 from .base.errors import CourseError, SettingError, check_number
 from .base.formats import FormatError, writable
 from .course.modes import MODES, RECORD_FROM, select_model
-from .course.replay import CassetteError, Recorder
+from .course.replay import CassetteError, Recorder, ended_by
 from .human import WHOLE_PAGE, HumanModel, example_call
 from .messages import Thinking
 from .models import Model, ScriptedModel
@@ -190,10 +191,12 @@ def main(argv: list[str] | None = None) -> int:
             from .exercises.reveal import solution_source
             return site_main(argv[1:], solution_source)
         return notebook_main(argv[1:]) if argv[:1] == ["notebook"] else research_main(argv)
-    except BrokenPipeError:  # the reader went away, as with `| head`: stop quietly
+    except BrokenPipeError as error:  # the reader went away, as with `| head`: stop quietly
+        ended_by(error)  # a recording cut short here replaces no cassette
         os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
         return 1
-    except KeyboardInterrupt:  # Ctrl-C: the learner's stop, said in one line (local mode's server stops at exit)
+    except KeyboardInterrupt as error:  # Ctrl-C: the learner's stop, said in one line (local mode's server stops at exit)
+        ended_by(error)
         print("\nteachagent: stopped (Ctrl-C)", file=stderr, flush=True)
         return 130
     finally:

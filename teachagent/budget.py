@@ -7,7 +7,9 @@ never made; the run then ends with the budget's name as its outcome:
 - `max_context_tokens`: the most one call may read, c_k (working memory; nothing is cut);
 - `max_input_tokens`: the most the whole run may read, Z = Σ c_k;
 - `max_dollars`: the most the run may cost at `price`, counting the next call at its
-  input plus a full `max_tokens` reply, the worst case.
+  worst: its whole read at the highest rate the price has for reading (plain input, cache
+  writes or cache reads: the server decides which it reports, and a cache write costs
+  more than plain input), plus a full `max_tokens` reply.
 
 Our c_k is a tiktoken estimate, and a real model's tokenizer may count more. So the next
 call's read is taken at the largest of: our count, the model's own count when it can be
@@ -22,7 +24,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .base.errors import MOST_TOKENS, SettingError, check_number
+from .base.errors import MOST_TOKENS, SettingError, check_number, shown_value
 from .messages import MAX_TOKENS, Message, Usage
 from .models import Model, is_scripted, own_count
 
@@ -44,6 +46,16 @@ def request_bytes(system: str, messages: list[Message], specs: list[dict[str, An
     return len(json.dumps(body, ensure_ascii=False).encode("utf-8", "backslashreplace"))
 
 
+def worst_call(price: Pricing, read: int, written: int) -> float:
+    """The most a call that reads `read` tokens and writes `written` can cost at `price`.
+
+    The server says how much of the read was a cache write, a cache read or plain input, and
+    only after the call; so the read is priced at whichever of the three costs most.
+    """
+    ways = (Usage(read, written), Usage(0, written, cache_creation_input_tokens=read), Usage(0, written, read))
+    return max(price.dollars(usage) for usage in ways)
+
+
 @dataclass
 class Budget:
     """One run's budgets, and what its calls so far have read and cost (running totals: a check costs the same at any step)."""
@@ -63,6 +75,10 @@ class Budget:
         for name, largest in LARGEST.items():
             if getattr(self, name) is not None:  # None: no such budget
                 check_number(name, getattr(self, name), at_least=0, at_most=largest)
+        if self.price is not None and not callable(getattr(self.price, "dollars", None)):  # a model's name, say
+            raise SettingError(f"price must be a Price (from teachagent.cost), such as PRICES['claude-haiku-5-5'] for "
+                               f"Claude, or Price(input=..., output=..., cache_write=..., cache_read=...) in dollars per "
+                               f"million tokens; got {shown_value(self.price)}")
         if self.max_dollars is not None and self.price is None:
             raise SettingError("max_dollars needs a price: price=PRICES['claude-haiku-5-5'] for Claude, or for any other "
                                "model price=Price(input=..., output=..., cache_write=..., cache_read=...) in dollars per "
@@ -104,8 +120,8 @@ class Budget:
         if self.max_input_tokens is not None and self.read + next_read > self.max_input_tokens:
             return "max_input_tokens"
         if self.max_dollars is not None and self.price is not None:
-            worst = Usage(next_read, max(self.max_tokens, self.most_written))  # the reply counted at its longest
-            if self.dollars + self.price.dollars(worst) > self.max_dollars:
+            worst = worst_call(self.price, next_read, max(self.max_tokens, self.most_written))  # the reply at its longest
+            if self.dollars + worst > self.max_dollars:
                 return "max_dollars"
         return None
 

@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .base.errors import A_DAY, SettingError, check_number
+from .base.errors import A_DAY, SettingError, check_number, checked_name
 from .base.http import (
     DEFAULT_TIMEOUT,
     IDENTITY,
@@ -34,11 +34,14 @@ from .base.http import (
     ReplyTooLarge,
     Secret,
     UnexpectedReply,
+    as_sent,
     capped_http_client,
     checked_key,
     reply_count,
     reply_text,
     sendable,
+    sent_field,
+    usable,
 )
 from .messages import (
     MAX_TOKENS,
@@ -88,13 +91,14 @@ class Claude(Model):
         timeout: float = DEFAULT_TIMEOUT,
         thinking: bool | None = None,
     ) -> None:
-        self.name = model or os.environ.get("TEACHAGENT_CLAUDE_MODEL") or DEFAULT_MODEL
+        self.name = (checked_name("model", model) or checked_name("TEACHAGENT_CLAUDE_MODEL", os.environ.get(
+            "TEACHAGENT_CLAUDE_MODEL")) or DEFAULT_MODEL)  # blank is unset
         if thinking not in (None, True, False):
             raise SettingError(f"thinking must be True, False or None (the model's own default), got {thinking!r}")
         self.thinking = thinking
         secret, api_key = Secret(api_key or os.environ.get("ANTHROPIC_API_KEY") or ""), None  # no frame holds the key itself
         given, base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL"), None  # an address's credentials are secrets too
-        address, given = (Address(given) if given else None), None
+        address, given = (usable(Address(given), "base_url (or ANTHROPIC_BASE_URL)") if given else None), None
         checked_key(secret, "ANTHROPIC_API_KEY")
         self.timeout = float(check_number("timeout", timeout, above=0, at_most=A_DAY, unit="seconds"))
         check_number("max_retries", max_retries, whole=True, at_least=0, at_most=10)
@@ -130,14 +134,15 @@ class Claude(Model):
 
         params = sendable(self.request(system, messages, tools, max_tokens, tool_choice, answer_form))
         try:
-            reply = self._guarded.call(lambda client: client.messages.create(**params))
+            reply, sent = self._guarded.call(lambda client: as_sent(client.messages.with_raw_response.create(**params)))
         except anthropic.BadRequestError as error:
             too_long = re.search(r"prompt is too long(?:: (\d+) tokens > (\d+) maximum)?", str(error))
             if too_long is None:
                 raise
             tokens, window = (int(n) if n else None for n in too_long.groups())
             raise PromptTooLong(tokens, window, self.name) from error  # the same error a scripted model raises
-        response = Response.from_dict(self._guarded.scrub(to_response(reply).to_dict()))  # an echoed key is stored as HIDDEN
+        usage = sent.get("usage") if isinstance(sent, dict) else None
+        response = Response.from_dict(self._guarded.scrub(to_response(reply, usage).to_dict()))  # an echoed key: HIDDEN
         if answer_form is not None and response.stop_reason != "tool_use":  # the answer came as {"answer": ...}
             response.content = [Text(unwrapped_answer(b.text)) if isinstance(b, Text) else b for b in response.content]
         return response
@@ -154,17 +159,18 @@ class Claude(Model):
         return reply_count(getattr(counted, "input_tokens", None), "input_tokens")
 
 
-def to_response(reply: Any) -> Response:
-    """Our `Response` from the SDK's `Message` object, block by block and by type."""
+def to_response(reply: Any, usage: Any = None) -> Response:
+    """Our `Response` from the SDK's `Message` object, block by block and by type; its counts from `usage`, the
+    reply's usage as the server sent it, when given (the SDK would read a count of "12" as 12)."""
     if not isinstance(getattr(reply, "content", None), list) or getattr(reply, "usage", None) is None:
         raise UnexpectedReply(f"the API answered with something that is not a message: {str(reply)[:200]!r}")
     content = [block_of(block) for block in reply.content]
     stop = reply_text(reply.stop_reason, "stop_reason")
     if stop not in STOP_REASONS:
         raise UnexpectedReply(f"the reply has stop_reason {stop!r}, not one of {', '.join(STOP_REASONS)}")
-    u = reply.usage
-    usage = Usage(**{name: reply_count(getattr(u, name, None), f"usage.{name}") for name in Usage().to_dict()})
-    return Response(content, stop, usage, reply_text(reply.model, "model"))
+    u = usage if usage is not None else reply.usage
+    counted = Usage(**{name: reply_count(sent_field(u, name), f"usage.{name}") for name in Usage().to_dict()})
+    return Response(content, stop, counted, reply_text(reply.model, "model"))
 
 
 def block_of(block: Any) -> Block:

@@ -20,7 +20,16 @@ from .base.errors import check_number
 from .messages import Message, ToolCall, ToolResult
 from .tokens import count_tokens
 
-MARK = "[compacted:"  # how every note begins, so a result compacted once is left alone after
+MARK = "[compacted:"  # how every note begins, for the model to read; a note is known by its type, not by this text
+
+
+@dataclass
+class Note(ToolResult):
+    """A tool result that stands for a dropped one: what `Compaction` writes, and all `is_compacted` knows as a note.
+
+    It goes to the model as any tool result does. A tool's own text that begins like a note
+    (`MARK`) is still that tool's result: it is compacted like any other once it is old.
+    """
 
 
 @dataclass(frozen=True, repr=False)
@@ -37,11 +46,12 @@ class Compaction:
 
     def __call__(self, messages: list[Message]) -> list[Message]:
         """The conversation with old results replaced by notes; `messages` itself is left as it was."""
-        calls = {b.id: b for m in messages for b in m.content if isinstance(b, ToolCall)}
         turns = [i for i, m in enumerate(messages) if any(isinstance(b, ToolResult) for b in m.content)]
         old = set(turns[: max(len(turns) - self.keep, 0)])
         compacted, changed = [], False
         for i, message in enumerate(messages):
+            # a result answers a call of the step just before it: an id used again later names another call
+            calls = {b.id: b for b in messages[i - 1].content if isinstance(b, ToolCall)} if i in old and i else {}
             content = [note(b, calls.get(b.tool_use_id)) if i in old and isinstance(b, ToolResult) else b
                        for b in message.content]
             # from the first change on, every message is a new object: a count that continues a list it has
@@ -60,12 +70,12 @@ def note(result: ToolResult, call: ToolCall | None) -> ToolResult:
     if is_compacted(result):
         return result
     tool = f"this {call.name} result" if call else "this result"
-    return ToolResult(result.tool_use_id,
-                      f"{MARK} {tool}, {count_tokens(result.content):,} tokens, was dropped after it was used; "
-                      "call the tool again to read it]",
-                      result.is_error)
+    return Note(result.tool_use_id,
+                f"{MARK} {tool}, {count_tokens(result.content):,} tokens, was dropped after it was used; "
+                "call the tool again to read it]",
+                result.is_error)
 
 
 def is_compacted(result: ToolResult) -> bool:
-    """Whether `result` is a note standing for a dropped result."""
-    return result.content.startswith(MARK)
+    """Whether `result` is a note standing for a dropped result (one `Compaction` wrote, whatever a tool's text says)."""
+    return isinstance(result, Note)

@@ -11,6 +11,8 @@ A tool made with `ask_first=True` changes something, so a person decides: after 
 has passed the schema, the dispatcher calls `approve(call)`, and only `True` runs it. The
 default asks on the terminal with `input()`; a notebook passes a callback of its own. A
 "no" goes back to the model as an error result, like any other failed call, and the run goes on.
+So does an approver that raises or answers anything but True or False (a numpy bool, "yes",
+None): it is guarded like a tool, the call is not run, and the result says why.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .base.display import shorten
-from .base.errors import SettingError, exception_text
+from .base.display import one_line, shorten
+from .base.errors import SettingError, exception_text, shown_value
 from .base.schema import input_validator
 from .base.timelimit import call_within
 from .messages import ToolCall, ToolResult
@@ -36,12 +38,13 @@ Approver = Callable[[ToolCall], bool]  # asked before an ask_first tool runs: Tr
 def ask_in_terminal(call: ToolCall) -> bool:
     """The default approver: show the call and run it only on a typed yes.
 
-    Where nobody can type an answer (a script with its input closed, a kernel without a
-    keyboard), the answer is no.
+    The call is shown as safe text (`one_line`): what the model wrote cannot reorder or hide
+    what the person reads. Where nobody can type an answer (a script with its input closed, a
+    kernel without a keyboard), the answer is no.
     """
-    shown = shorten(json.dumps(call.input, ensure_ascii=False, default=repr), 300)
+    name, shown = one_line(call.name), one_line(json.dumps(call.input, ensure_ascii=False, default=repr), 300)
     try:
-        answer = input(f"The model asks to run {call.name} with {shown}. Run it? [y/N] ")
+        answer = input(f"The model asks to run {name} with {shown}. Run it? [y/N] ")
     except (EOFError, NotImplementedError):  # IPython's StdinNotImplementedError is a NotImplementedError
         return False
     return answer.strip().lower() in ("y", "yes")
@@ -102,16 +105,28 @@ class Dispatcher:
         if not isinstance(tool_input, dict):
             return error(f"the input to {name!r} must be a JSON object, got {type(tool_input).__name__}")
 
-        asked = (lambda: self._approved(call)) if tool.ask_first else None
+        asked = (lambda: self._refused(call)) if tool.ask_first else None
         content, is_error = _run(tool, self._validators[tool.name], tool_input, asked)
         return ToolResult(call_id, content, is_error)
 
-    def _approved(self, call: ToolCall) -> bool:
-        """What `approve` said of this call: only True or False counts as an answer."""
-        said = self.approve(call)
-        if not isinstance(said, bool):
-            raise SettingError(f"approve must return True or False, got {shorten(repr(said), 100)}")
-        return said
+    def _refused(self, call: ToolCall) -> str | None:
+        """None if `approve` said True of this call; else why it is not run, for the model to read.
+
+        `approve` is guarded as a tool is: one that raises, or answers anything but True or
+        False, refuses the call, and the run goes on. Ctrl-C is the learner's, and still stops it.
+        """
+        try:
+            said = self.approve(call)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:
+            return f"approve raised {exception_text(error)}, so this call to {call.name!r} was not run"
+        if said is True:
+            return None
+        if said is False:
+            return f"the user did not approve this call to {call.name!r}, so it was not run"
+        return (f"approve must answer True or False, and answered {shown_value(said)}, so this call to "
+                f"{call.name!r} was not run")
 
 
 class _BadInput(Exception):
@@ -121,15 +136,16 @@ class _BadInput(Exception):
         self.problems = problems
 
 
-def _run(tool: Tool, validator: Any, tool_input: dict[str, Any], asked: Callable[[], bool] | None) -> tuple[str, bool]:
+def _run(tool: Tool, validator: Any, tool_input: dict[str, Any], asked: Callable[[], str | None] | None) -> tuple[str, bool]:
     """Check `tool_input` against the schema and run `tool` on it; return (content, is_error).
 
     The check runs inside the time limit too (a million-item input takes seconds to check),
     and stops at the first few problems. With a timeout we stop waiting when the time is up
     (base/timelimit.py). `asked`, for an ask_first tool, is called between the check and the
     run, outside the time limit: a person is asked only about input that would run, and may
-    take their time. A tool that calls `sys.exit` is reported like one that raises;
-    Ctrl-C (KeyboardInterrupt) is the learner's, so it still stops the run.
+    take their time; it gives why the call is not run, or None to run it. A tool that calls
+    `sys.exit` is reported like one that raises; Ctrl-C (KeyboardInterrupt) is the learner's,
+    so it still stops the run.
     """
 
     def check() -> None:
@@ -147,8 +163,9 @@ def _run(tool: Tool, validator: Any, tool_input: dict[str, Any], asked: Callable
     else:
         outcome = call_within(check, tool.timeout, {})
         if outcome is not None and outcome[0]:
-            if not asked():
-                return f"the user did not approve this call to {tool.name!r}, so it was not run", True
+            refused = asked()
+            if refused is not None:
+                return refused, True
             outcome = call_within(tool.fn, tool.timeout, tool_input)
     if outcome is None:
         return f"tool {tool.name!r} did not finish within {tool.timeout:g} s", True

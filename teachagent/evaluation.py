@@ -8,16 +8,22 @@ on every task and keeps one `TaskResult` a task. Its success rate is an `Estimat
 say) are compared by their intervals, not by two bare counts.
 
 A run passes only when it ended with an answer that holds a letter or digit and the
-checker accepts that answer: running out of steps, a budget or a reply of punctuation is
-a failure, whatever the checker would have said.
+checker accepts that answer (True, nothing else): running out of steps, a budget or a reply
+of punctuation is a failure, whatever the checker would have said.
+
+Errors are data here too: a run that fails (a dropped connection on task 4 of 5), a checker
+that raises or answers something other than True or False, each fails its own task, with the
+reason in its `TaskResult` and in the table, and every other task is still run and judged.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from .base.errors import CourseError
+from .agent import AgentError
+from .base.display import one_line
+from .base.errors import CourseError, exception_text, shown_value, type_name
 from .simulation import Estimate
 from .trace import Run
 
@@ -31,26 +37,52 @@ class EvalTask:
     question: str
     check: Callable[[str], bool]
 
+    def __post_init__(self) -> None:
+        for field, value in (("name", self.name), ("question", self.question)):
+            if not isinstance(value, str):
+                raise CourseError(f"an EvalTask's {field} is text, got {type_name(value)}: {shown_value(value)}")
+            object.__setattr__(self, field, str.__str__(value))  # plain text: a str subclass's own methods never run
+        if not callable(self.check):
+            raise CourseError(f"the check of task {self.name!r} must be a function of the answer returning True or "
+                              f"False, got {shown_value(self.check)}")
+
     def __repr__(self) -> str:
         return f"EvalTask({self.name!r}: {self.question!r})"
 
     def passed(self, run: Run) -> bool:
         """Right only if the run answered (letters or digits, outcome 'answer') and the checker accepts the answer."""
+        return self.judged(run)[0]
+
+    def judged(self, run: Run) -> tuple[bool, str]:
+        """Whether the run passed, and why not when the checker could not say (it raised, or answered neither
+        True nor False); a run that did not answer fails with no reason beyond its outcome."""
         if not run.answered:  # trace.is_answer: outcome 'answer' and a reply that says something
-            return False
-        return self.check(run.answer or "") is True  # a checker that returns something else has not said yes
+            return False, ""
+        try:
+            said = self.check(run.answer or "")
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:  # the checker's own bug fails this task, not the evaluation
+            return False, f"the checker raised {exception_text(error)}"
+        if said is True or said is False:
+            return said, ""
+        return False, f"the checker answered {shown_value(said)}, not True or False"  # only True is a yes
 
 
 @dataclass(frozen=True)
 class TaskResult:
-    """What one run of the evaluation did: its task, how it ended, what it read, and the verdict."""
+    """What one run of the evaluation did: its task, how it ended, what it read, and the verdict;
+    `reason` says why a task failed when its run or its checker did (empty otherwise)."""
 
     task: EvalTask
     run: Run
     passed: bool
+    reason: str = ""
 
     def __repr__(self) -> str:
-        return f"TaskResult({self.task.name!r}: {'passed' if self.passed else 'failed'}, {self.run.outcome}, Z={self.run.Z})"
+        why = f", {self.reason}" if self.reason else ""
+        return (f"TaskResult({self.task.name!r}: {'passed' if self.passed else 'failed'}, {self.run.outcome}, "
+                f"Z={self.run.Z}{why})")
 
 
 @dataclass(frozen=True)
@@ -76,34 +108,58 @@ class Evaluation:
     def table(self) -> str:
         """One line a task: its name, passed or failed, how the run ended, its calls K and its Z; then the rate.
 
-        A final reply with no letter or digit in it shows as "said nothing", not as an answer.
+        A final reply with no letter or digit in it shows as "said nothing", not as an answer;
+        a task whose run or checker failed says why, at the end of its line.
         """
-        width = max(len(result.task.name) for result in self.results)
+        width = max((len(result.task.name) for result in self.results), default=0)
         lines = [f"{self.label}:"]
         for result in self.results:
             verdict = "passed" if result.passed else "failed"
             ending = "said nothing" if result.run.said_nothing else result.run.outcome
+            why = f"  ({one_line(result.reason)})" if result.reason else ""
             lines.append(f"  {result.task.name:{width}}  {verdict}  {ending:14} "
-                         f"K = {len(result.run.steps):2d}  Z = {result.run.Z:6,}")
-        lines.append(f"  {self.estimate}, Z = {self.Z:,} tokens in all")
+                         f"K = {len(result.run.steps):2d}  Z = {result.run.Z:6,}{why}")
+        lines.append(f"  {self.estimate}, Z = {self.Z:,} tokens in all" if self.results else "  no tasks")
         return "\n".join(lines)
 
 
-def evaluate_agent(run_on: Callable[[str], Run], tasks: Sequence[EvalTask], label: str) -> Evaluation:
-    """Run `run_on` (a question in, a `Run` out) on every task and judge each run with its task's checker."""
+def evaluate_agent(run_on: Callable[[str], Run], tasks: Iterable[EvalTask], label: str) -> Evaluation:
+    """Run `run_on` (a question in, a `Run` out) on every task and judge each run with its task's checker.
+
+    `tasks` may be any iterable (a list, a generator), read once. A task whose run fails, or whose
+    checker cannot say, is a failed `TaskResult` with its reason; the evaluation goes on to the next.
+    """
+    if not callable(run_on):
+        raise CourseError(f"run_on must be a function of a question returning the agent's Run (such as agent.run), "
+                          f"got {shown_value(run_on)}")
+    tasks = list(tasks)  # a generator is read once, here, not used up by the name check below
     if not tasks:
         raise CourseError("an evaluation needs at least one task")
+    strays = [task for task in tasks if not isinstance(task, EvalTask)]
+    if strays:
+        raise CourseError(f"an evaluation's tasks are EvalTasks (name, question, check), got {shown_value(strays[0])}")
     names = [task.name for task in tasks]
     if len(set(names)) != len(names):
         twice = sorted({name for name in names if names.count(name) > 1})
         raise CourseError(f"each task needs its own name, so the table can tell them apart: {', '.join(twice)} twice")
-    results = []
-    for task in tasks:
+    return Evaluation(label, tuple(judged(run_on, task) for task in tasks))
+
+
+def judged(run_on: Callable[[str], Run], task: EvalTask) -> TaskResult:
+    """One task run and judged; a run that fails is a failed result with its reason (and its partial run, if any)."""
+    try:
         run = run_on(task.question)
-        if not isinstance(run, Run):
-            raise CourseError(f"run_on should return the agent's Run (from agent.run(question)), not {type(run).__name__}")
-        results.append(TaskResult(task, run, task.passed(run)))
-    return Evaluation(label, tuple(results))
+    except KeyboardInterrupt:  # Ctrl-C is the learner's: it stops the evaluation
+        raise
+    except AgentError as error:  # a model call failed mid-run: the partial run is kept
+        return TaskResult(task, error.run, False, f"the run failed: {exception_text(error)}")
+    except BaseException as error:
+        return TaskResult(task, Run(task.question, "(no run)", outcome="error"), False,
+                          f"run_on raised {exception_text(error)}")
+    if not isinstance(run, Run):
+        return TaskResult(task, Run(task.question, "(no run)", outcome="error"), False,
+                          f"run_on returned {type_name(run)}, not the agent's Run (from agent.run(question))")
+    return TaskResult(task, run, *task.judged(run))
 
 
 def compared(first: Evaluation, second: Evaluation) -> str:

@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .base.display import terminal_text
 from .base.errors import CourseError
 from .base.formats import unstorable
 from .messages import (
@@ -74,7 +75,8 @@ class StoppedPlaying(CourseError):
 
 def ask_in_terminal(page: str, problem: str | None) -> str:
     """Print the page (or, on a second try, only what to fix) and read one reply; a blank line ends it."""
-    print(f"not sent: {problem}" if problem else f"{page}\n(an empty line ends your reply)", flush=True)
+    # what the model reads holds what tools and files wrote: shown as safe text, it cannot clear or reorder the screen
+    print(terminal_text(f"not sent: {problem}" if problem else f"{page}\n(an empty line ends your reply)"), flush=True)
     try:
         lines = [input("> ")]
         while lines[-1].strip():

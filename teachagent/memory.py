@@ -16,13 +16,14 @@ What lesson 4 calls memory is four places text can live, none of them inside the
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .base.errors import A_DAY, CourseError, check_number
+from .base.errors import A_DAY, CourseError, check_number, shown_value
 from .base.sqlite import OwnedFile
 from .tools import Tool, tool
 
@@ -66,7 +67,10 @@ class MemoryStore:
     """
 
     def __init__(self, path: str | Path, timeout: float = 5.0) -> None:
-        self.path = Path(path)
+        if not isinstance(path, (str, os.PathLike)):
+            raise MemoryStoreError(f"a memory file's path is text or a Path, such as Path('notes.sqlite'); got "
+                                   f"{shown_value(path)}")
+        self.path = Path(str.__str__(path) if isinstance(path, str) else path)  # a str subclass: the text it holds
         # seconds to wait for another writer before giving up
         self.timeout = check_number("MemoryStore timeout", timeout, at_least=0, at_most=A_DAY, unit="seconds")
         self._file = OwnedFile(self.path, APPLICATION_ID, TABLE, SCHEMA, self.timeout, MemoryStoreError,

@@ -13,6 +13,9 @@ signature comes back), it is never the answer, and it must be sent back unchange
 next request. A block type this course does not know is kept as an `OtherBlock`, word for
 word, and sent back the same way rather than dropped.
 
+Text is kept as a saved run or a cassette gives it back (`formats.as_saved`): the two halves
+of a surrogate pair written apart are the one character they make, as in any JSON file.
+
 These mirror the shapes of the Anthropic Messages API (`text`, `tool_use`,
 `tool_result`, `thinking`, `redacted_thinking`), so `to_dict()` gives exactly what goes
 over the wire and `block_from_dict()` reads it back. Nothing here talks to a model; these
@@ -28,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from .base.display import shorten
 from .base.errors import CourseError, SettingError, check_number, exception_text
-from .base.formats import enum_from_table, unstorable
+from .base.formats import as_saved, enum_from_table, unstorable
 
 if TYPE_CHECKING:
     from .answers import AnswerForm
@@ -99,6 +102,7 @@ class Text:
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
             raise TypeError(f"Text.text must be a str, got {type(self.text).__name__}: {self.text!r}")
+        self.text = as_saved(self.text)  # as a saved run or a cassette gives it back (base/formats.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": "text", "text": self.text}
@@ -154,6 +158,7 @@ class ToolResult:
             raise TypeError(
                 f"ToolResult.content must be a str (the model reads text), got {type(self.content).__name__}"
             )
+        self.content = as_saved(self.content)  # as a saved run or a cassette gives it back (base/formats.py)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": "tool_result", "tool_use_id": self.tool_use_id, "content": self.content}
@@ -490,13 +495,18 @@ MAX_COUNT = 10**15  # a usage count past this is no count of anything (the saved
 
 
 def checked_reply(response: object) -> Response:
-    """`response` if the loop can use it as a step and a saved run can hold it; a `BadReply` saying what is wrong.
+    """A frozen copy of `response` if the loop can use it as a step and a saved run can hold it; a `BadReply`
+    saying what is wrong otherwise.
 
     The Response type checks its own blocks and stop reason when it is made; what it cannot
     check is a reply that is not a Response at all, usage counts that are not counts, and
     tool input that cannot be written as JSON (to count it, to send it back, to save it):
     NaN, the infinities, numbers of over 300 digits, nesting deeper than MAX_INPUT_DEPTH (base/formats.py).
     A stand-in block whose fields raise when read is a BadReply too.
+
+    What the loop keeps is a copy, made through JSON as a saved run would read it back: a model
+    that changes the reply it returned (a call's input turned into a list) changes nothing the
+    loop runs or saves, and the copy's text is as a file gives it back (`formats.as_saved`).
     """
     if not isinstance(response, Response):
         raise BadReply(f"Model.complete must return a Response, got {type(response).__name__}: {shorten(repr(response), 100)}")
@@ -504,11 +514,12 @@ def checked_reply(response: object) -> Response:
         _check_usage(response.usage)
         for block in response.tool_calls:
             _check_tool_call(block)
+        # ensure_ascii writes each half of a surrogate pair as an escape, and json.loads joins two of them, as a file would
+        return Response.from_dict(json.loads(json.dumps(response.to_dict())))
     except BadReply:
         raise
     except Exception as error:  # a property of a stand-in object that raises
         raise BadReply(f"the reply could not be read: {exception_text(error)}") from None
-    return response
 
 
 def _check_usage(usage: object) -> None:

@@ -44,7 +44,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .base.display import one_line
-from .base.errors import A_DAY, SettingError, check_number
+from .base.errors import A_DAY, SettingError, check_number, type_name
 from .base.http import (
     DEFAULT_TIMEOUT,
     IDENTITY,
@@ -53,11 +53,14 @@ from .base.http import (
     Guarded,
     Secret,
     UnexpectedReply,
+    as_sent,
     capped_http_client,
     checked_key,
     reply_count,
     reply_text,
     sendable,
+    sent_field,
+    usable,
 )
 from .messages import (
     MAX_TOKENS,
@@ -120,7 +123,12 @@ class OpenAICompatible(Model):
         seed: int | None = None,
     ) -> None:
         secret, api_key = Secret(api_key or os.environ.get("OPENAI_API_KEY") or ""), None  # no frame holds the key itself
+        if base_url is not None and not isinstance(base_url, str):
+            raise SettingError(f"base_url is the server's address as text, such as 'http://localhost:11434/v1'; got "
+                               f"a {type_name(base_url)}")
+        base_url = str.__str__(base_url) if isinstance(base_url, str) else None  # a str subclass: the text it holds
         address, base_url = Address(base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_SERVER), None  # nor the address's
+        usable(address, "base_url (TEACHAGENT_BASE_URL and --base-url in the course, else OPENAI_BASE_URL)")
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"model must name the server's model, e.g. 'llama3.2' for Ollama; got {one_line(repr(model))}")
         if address.authorization is not None and secret.reveal():
@@ -162,7 +170,7 @@ class OpenAICompatible(Model):
 
         params = sendable(self.request(system, messages, tools, max_tokens, tool_choice, answer_form))
         try:
-            reply = self._guarded.call(lambda client: client.chat.completions.create(**params))
+            reply, sent = self._guarded.call(lambda client: as_sent(client.chat.completions.with_raw_response.create(**params)))
         except openai.BadRequestError as error:
             if not TOO_LONG.search(str(error)):
                 raise
@@ -170,7 +178,7 @@ class OpenAICompatible(Model):
             tokens, window = body.get("n_prompt_tokens"), body.get("n_ctx")  # llama.cpp says both
             raise PromptTooLong(tokens if isinstance(tokens, int) else None, window if isinstance(window, int) else None,
                                 self.name) from error  # the same error a scripted model raises
-        response = self.response(reply)
+        response = self.response(reply, sent.get("usage") if isinstance(sent, dict) else None)
         if answer_form is not None and response.stop_reason != "tool_use":  # the answer came as {"answer": ...}
             response.content = [Text(unwrapped_answer(b.text)) if isinstance(b, Text) else b for b in response.content]
         return response
@@ -179,9 +187,10 @@ class OpenAICompatible(Model):
     # A model that writes its calls as text (course/local.py's GrammarModel) gives its own reader.
     written: Callable[[Any, str, str | None], list[Block]] | None = None
 
-    def response(self, reply: Any) -> Response:
-        """Our `Response` from the SDK's reply, its tool call ids unique; a server that echoed a credential stores none."""
-        response = to_response(reply, self.written, self.model, self._ids)
+    def response(self, reply: Any, usage: Any = None) -> Response:
+        """Our `Response` from the SDK's reply (its counts from `usage`, as sent, when given), its tool call ids unique;
+        a server that echoed a credential stores none."""
+        response = to_response(reply, self.written, self.model, self._ids, usage)
         if not self._guarded.secrets:
             return response
         return Response.from_dict(self._guarded.scrub(response.to_dict()))
@@ -247,10 +256,10 @@ def result_text(result: ToolResult) -> str:
 
 
 def to_response(reply: Any, written: Callable[[Any, str, str | None], list[Block]] | None = None, model: str = "",
-                ids: set[str] | None = None) -> Response:
+                ids: set[str] | None = None, usage: Any = None) -> Response:
     """Our `Response` from the SDK's `ChatCompletion`. `written(content, reply_id, finish_reason)` reads the blocks
     from the message's content, for a model that writes its calls as text; `ids` holds the tool call ids handed
-    out so far, to keep them unique."""
+    out so far, to keep them unique; `usage`, the reply's usage as the server sent it, is read instead of the SDK's."""
     choices = getattr(reply, "choices", None)
     if not isinstance(choices, list) or not choices or getattr(choices[0], "message", None) is None:
         raise UnexpectedReply(f"the server answered with something that is not a chat completion: {str(reply)[:200]!r}")
@@ -264,7 +273,7 @@ def to_response(reply: Any, written: Callable[[Any, str, str | None], list[Block
         finish = "tool_calls"  # some servers (Ollama among them) end a turn of calls with "stop"
     if finish not in FINISH_REASONS:
         raise UnexpectedReply(f"the reply has finish_reason {finish!r}, not one of {', '.join(FINISH_REASONS)}")
-    return Response(content, FINISH_REASONS[finish], chat_usage(getattr(reply, "usage", None)),
+    return Response(content, FINISH_REASONS[finish], chat_usage(usage if usage is not None else getattr(reply, "usage", None)),
                     reply_text(reply.model, "model") or model)
 
 
@@ -281,11 +290,12 @@ def native_blocks(message: Any) -> list[Block]:
 
 
 def chat_usage(u: Any) -> Usage:
-    """The reply's usage as ours: the prompt's cached tokens are cache reads, the rest uncached input."""
-    prompt = reply_count(getattr(u, "prompt_tokens", None), "usage.prompt_tokens")
-    details = getattr(u, "prompt_tokens_details", None)
-    cached = min(reply_count(getattr(details, "cached_tokens", None), "usage.prompt_tokens_details.cached_tokens"), prompt)
-    written = reply_count(getattr(u, "completion_tokens", None), "usage.completion_tokens")
+    """The reply's usage as ours, each count read as the server sent it: the prompt's cached tokens are cache
+    reads, the rest uncached input."""
+    prompt = reply_count(sent_field(u, "prompt_tokens"), "usage.prompt_tokens")
+    details = sent_field(u, "prompt_tokens_details")
+    cached = min(reply_count(sent_field(details, "cached_tokens"), "usage.prompt_tokens_details.cached_tokens"), prompt)
+    written = reply_count(sent_field(u, "completion_tokens"), "usage.completion_tokens")
     return Usage(input_tokens=prompt - cached, output_tokens=written, cache_read_input_tokens=cached)
 
 

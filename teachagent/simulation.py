@@ -60,6 +60,7 @@ class Estimate:
     def agrees_with(self, probability: float) -> bool:
         """Whether a predicted `probability` (such as the formula's qⁿ) lies inside the 95 %
         interval around the measured rate: the measurement then does not contradict it."""
+        check_number("probability", probability, at_least=0, at_most=1)
         low, high = self.interval
         return low <= probability <= high
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .base.formats import dumps, enum_from_table, read_document, read_text, save_document
+from .base.formats import as_saved, dumps, enum_from_table, read_document, read_text, save_document
 from .messages import STOPS, Message, Response, ToolResult, block_from_dict
 from .tokens import count_tokens, message_tokens, tools_tokens
 
@@ -110,6 +110,10 @@ class Run:
     outcome: Outcome = "running"
     scripted: bool = False  # True when a ScriptedModel played the model, so no view can pass it off as Claude
     notes: list[str] = field(default_factory=list)  # what the loop noticed on the way, e.g. a block type it does not know
+
+    def __post_init__(self) -> None:
+        # the task, the system prompt and the tools as a saved run gives them back (base/formats.py, `as_saved`)
+        self.task, self.system, self.tools = as_saved(self.task), as_saved(self.system), as_saved(self.tools)
 
     def __repr__(self) -> str:
         task = self.task if len(self.task) <= 40 else self.task[:37] + "..."

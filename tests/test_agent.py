@@ -213,11 +213,13 @@ def test_a_token_budget_ends_the_run_before_the_call_that_would_exceed_it():
 
 
 def test_a_dollar_budget_counts_the_worst_case_of_the_next_call():
+    from teachagent.budget import worst_call
     from teachagent.cost import PRICES, run_cost
 
     price = PRICES["claude-haiku-5-5"]
     free = agent([call("add", a=1, b=1)] * 6 + ["done"], max_steps=10, max_tokens=100).run("t")
-    worst_next = price.dollars(Usage(free.steps[2].context_tokens, 100))
+    worst_next = worst_call(price, free.steps[2].context_tokens, 100)  # its read at the dearest rate: cache writes
+    assert worst_next == price.dollars(Usage(0, 100, cache_creation_input_tokens=free.steps[2].context_tokens))
     budget = sum(price.dollars(s.response.usage) for s in free.steps[:2]) + worst_next  # exactly three calls fit
     capped = agent([call("add", a=1, b=1)] * 6 + ["done"], max_steps=10, max_tokens=100, max_dollars=budget, price=price).run("t")
     assert (capped.outcome, len(capped.steps)) == ("max_dollars", 3)

@@ -91,8 +91,9 @@ def test_approve_must_be_a_function_answering_true_or_false():
         Agent(ScriptedModel([]), tools=[writer([])], approve=None)
     written = []
     dispatcher = Dispatcher([writer(written)], approve=lambda c: "no")  # a truthy "no" must not run the tool
-    with pytest.raises(SettingError, match="approve must return True or False, got 'no'"):
-        dispatcher(ToolCall("c1", "write_note", {"path": "a.txt", "text": "x"}))
+    result = dispatcher(ToolCall("c1", "write_note", {"path": "a.txt", "text": "x"}))  # an error the model reads
+    assert result.is_error and result.content == ("approve must answer True or False, and answered 'no', so this call "
+                                                  "to 'write_note' was not run")
     assert written == []
 
 

@@ -74,10 +74,15 @@ RIGHT_LINES = [f"{p.name}: {p.read_text().splitlines()[0].removeprefix('# ')}" f
 RIGHT = "\n".join(RIGHT_LINES)
 
 
+def read_lines():
+    """The right lines, read from the notes in NOTES each time (the name the tool reads, as in lesson 8)."""
+    return [f"{p.name}: {p.read_text().splitlines()[0].removeprefix('# ')}" for p in sorted(NOTES.glob("*.md"))]
+
+
 @pytest.mark.parametrize("body", [
-    lambda: RIGHT,
-    lambda: RIGHT + "\n",  # a trailing newline
-    lambda: "\n".join(f"{line}  " for line in RIGHT_LINES),  # spaces at the ends of lines
+    lambda: "\n".join(read_lines()),
+    lambda: "\n".join(read_lines()) + "\n",  # a trailing newline
+    lambda: "\n".join(f"{line}  " for line in read_lines()),  # spaces at the ends of lines
     lambda: "\n".join(f"{p.name}: {p.open().readline()[2:].strip()}" for p in sorted(NOTES.iterdir()) if p.suffix == ".md"),
     lambda: "\n".join(sorted(f"{p.name}: {p.read_text().partition(chr(10))[0].lstrip('# ')}" for p in NOTES.glob("*.md"))),
 ])
@@ -97,6 +102,9 @@ def test_titles_tool_right(said, body):
     (titles_tool(lambda: "\n".join(reversed(RIGHT_LINES))), "should read"),  # not sorted
     (titles_tool(lambda: 1 / 0), "ZeroDivisionError"),
     (titles_tool(lambda: sys.exit()), "sys.exit()"),
+    (titles_tool(lambda: RIGHT), "gave the same lines when NOTES named another folder"),  # typed in, not read
+    (titles_tool(lambda: RIGHT + "\n"), "gave the same lines when NOTES named another folder"),
+    (titles_tool(lambda: "\n".join(f"{line}  " for line in RIGHT_LINES)), "gave the same lines"),
 ])
 def test_titles_tool_wrong(said, answer, because):
     check_titles_tool(answer, NOTES)

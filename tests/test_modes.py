@@ -112,7 +112,7 @@ def test_the_record_banner_says_when_the_recording_replaces_the_cassette(env, tm
     if under_notebook_record:
         env.setenv("TEACHAGENT_DRAFT", str(new_draft(cassette)))
     recorder = select_model(mode="record")
-    assert f"the recording replaces {cassette} {when}, if no call failed." in capsys.readouterr().out
+    assert f"the recording replaces {cassette} {when}, if every call finished and none failed." in capsys.readouterr().out
     recorder.finished = True  # nothing was recorded: no cassette to promote
 
 

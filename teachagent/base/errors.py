@@ -82,7 +82,7 @@ def check_number(
         and (below is None or value < below)
     )
     if not usable:
-        raise SettingError(f"{name} must be {_wanted(whole, at_least, above, at_most, below, unit)}, got {_shown(value)}")
+        raise SettingError(f"{name} must be {_wanted(whole, at_least, above, at_most, below, unit)}, got {shown_value(value)}")
     return value
 
 
@@ -97,17 +97,37 @@ def _wanted(whole: bool, at_least: float | None, above: float | None, at_most: f
     return wanted + lower + (" and" if lower and upper else "") + upper + (f" {unit}" if unit else "")
 
 
+def checked_name(setting: str, value: Any) -> str | None:
+    """A model's name given as `setting` (an argument or a variable): None when it is blank (unset), else the name.
+
+    A name is one word of characters that show as themselves: a line break, a space or an escape
+    in it could forge a header, a banner line or a request the server reads differently.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise SettingError(f"{setting} must name a model, as text; got {shown_value(value)}")
+    name = str.__str__(value).strip()
+    if not name:
+        return None
+    if not name.isprintable() or any(ch.isspace() for ch in name):
+        raise SettingError(f"{setting} must name a model in one word, with no spaces, line breaks or control "
+                           f"characters; got {shown_value(name)}")
+    return name
+
+
 def _bound(limit: float) -> str:
     """A bound as a reader writes it: 86,400 and 1,000,000 for whole numbers, 0.5 for others."""
     return f"{int(limit):,}" if float(limit).is_integer() else f"{limit:g}"
 
 
-def _shown(value: Any) -> str:
-    """A short repr of `value` for a message, even when repr itself refuses (an int of 5,000 digits)."""
+def shown_value(value: Any) -> str:
+    """A short repr of `value` for a message, even when repr itself refuses (an int of 5,000 digits, a broken __repr__)."""
     try:
         shown = repr(value)
+        shown = str.__str__(shown) if isinstance(shown, str) else ""
     except Exception:
-        return f"a value of type {type(value).__name__} too large to show"
+        return f"a value of type {type_name(value)} that cannot be shown"
     return shown if len(shown) <= 60 else shown[:57] + "..."
 
 

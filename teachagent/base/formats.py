@@ -52,6 +52,7 @@ MAX_INPUT_DEPTH = 64  # brackets in one tool input: a saved run or a cassette ho
 _STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)|[\[\]{}]', re.DOTALL)
 _BETWEEN = re.compile(r"[ \t\n\r,:]*")  # what separates JSON values and keys
 _LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+_SPLIT_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")  # the two halves of a surrogate pair, as two characters
 _temps = itertools.count(1)  # numbers this process's temporary files, so two writers never share one
 _SCHEMAS = Path(__file__).parent / "schemas"
 _SHARED = "shared.schema.json"  # the definitions run.schema.json and cassette.schema.json both refer to
@@ -375,6 +376,27 @@ def read_document(text: str | bytes | bytearray, schema: str, what: str, reads_a
         return parse(text, schema)
     except FormatError as error:
         raise FormatError(f"not {what}: {error}") from None
+
+
+def as_saved(value: Any) -> Any:
+    """`value` (text, or JSON data holding text) as a course file gives it back once saved.
+
+    A str may hold the two halves of a surrogate pair as two characters ("\\ud83d\\ude00"). JSON
+    writes each half as an escape, and every JSON reader joins two such escapes into the one
+    character they make (😀), so no file can give the two halves back apart. What the course
+    keeps (a run, a reply, a tool result, a task) is taken in this form from the start, so
+    what loads back equals what was saved. A lone half stays as it is: it reads back as itself.
+    """
+    if isinstance(value, str):
+        text = str.__str__(value)
+        if not _SPLIT_PAIR.search(text):
+            return text
+        return _SPLIT_PAIR.sub(lambda pair: pair.group().encode("utf-16-le", "surrogatepass").decode("utf-16-le"), text)
+    if isinstance(value, dict):
+        return {as_saved(key): as_saved(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [as_saved(item) for item in value]
+    return value
 
 
 def unstorable(value: Any) -> str | None:

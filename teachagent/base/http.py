@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 from urllib.parse import unquote
 
+from .display import shorten
 from .errors import CourseError, SettingError
 
 DEFAULT_TIMEOUT = 120.0  # seconds one call may take in all, retries included
@@ -201,6 +202,7 @@ class Address:
         self.secrets = tuple(s for s in secrets if s.reveal())
         self.base = f"{scheme}{sep}{host}{slash}{path}"
         self.url = self.base + (f"?{'&'.join(kept)}" if kept else "")
+        self.problem = _problem(scheme if sep else "", host)
 
     def __repr__(self) -> str:
         return f"Address({self.url!r}, {'credentials taken out' if self.secrets else 'no credentials'})"
@@ -215,6 +217,34 @@ class Address:
             request.headers["authorization"] = self.authorization.reveal()
         for name, value in self.query:
             request.url = request.url.copy_add_param(name, value.reveal() if isinstance(value, Secret) else value)
+
+
+def _problem(scheme: str, host: str) -> str | None:
+    """Why no call could reach a server at an address with this scheme and host (`host`, `host:port`), or None."""
+    if scheme.lower() not in ("http", "https"):
+        return f"it starts with {scheme + '://' if scheme else 'no http:// or https://'}, and the API is spoken over HTTP"
+    if host.startswith("["):  # an IPv6 address: [::1] or [::1]:8080
+        name, _, rest = host.partition("]")
+        name, port = name + "]", rest.removeprefix(":") if rest.startswith(":") else rest
+    else:
+        name, _, port = host.partition(":")
+    if name in ("", "[]") or any(ch.isspace() or not ch.isprintable() for ch in name):
+        return "it names no host" if name in ("", "[]") else "its host holds a space or a control character"
+    if port and not (port.isascii() and port.isdigit() and 0 < int(port) < 65536):
+        return f"its port {shorten(port, 20)!r} is not a number from 1 to 65535"
+    return None
+
+
+def usable(address: Address, setting: str) -> Address:
+    """`address` if a call could reach a server there; a one-line `SettingError` naming `setting` otherwise.
+
+    Checked when an adapter is made, so that a typo (port 99999, `ws://`, no scheme) is one line
+    now rather than a connection error at every call. The address is quoted without its credentials.
+    """
+    if address.problem:
+        raise SettingError(f"the server's address {shorten(address.url, 100)!r} cannot be used: {address.problem}; "
+                           f"give {setting} as http://HOST:PORT/v1, such as http://localhost:11434/v1 for Ollama")
+    return address
 
 
 def _names_a_credential(name: str) -> bool:
@@ -394,6 +424,20 @@ def reply_count(value: Any, name: str) -> int:
         raise UnexpectedReply(f"the reply's {name} is {shown[:60]}, not a whole number of tokens; "
                               "the server does not speak the API as documented")
     return value
+
+
+def as_sent(raw: Any) -> tuple[Any, Any]:
+    """An SDK's reply read from its raw response (`with_raw_response`), and the body as the server sent it (JSON data).
+
+    Both SDKs read an optional count leniently (a "12" or a true becomes 12 or 1), so the
+    adapters read the counts from the body as sent, where `reply_count` sees them as they are.
+    """
+    return raw.parse(), raw.http_response.json()
+
+
+def sent_field(holder: Any, name: str) -> Any:
+    """A field of a reply: a key of JSON data as sent, or an attribute of an SDK's object; None if it is absent."""
+    return holder.get(name) if isinstance(holder, dict) else getattr(holder, name, None)
 
 
 def reply_text(value: Any, name: str) -> str:

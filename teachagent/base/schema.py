@@ -236,3 +236,44 @@ def _checked_validator(text: str) -> Any:
     except jsonschema.SchemaError as exc:
         raise ValueError(exc.message) from exc
     return jsonschema.Draft202012Validator(schema)
+
+
+INLINE_DEPTH = 8  # references followed inside one another before the rest is left open (a recursive schema never ends)
+
+
+def inlined(schema: Any, depth: int = INLINE_DEPTH) -> Any:
+    """`schema` with each local reference (`{"$ref": "#/$defs/unit"}`) replaced by the part of `schema` it names.
+
+    A schema embedded in a larger one (local mode's grammar, course/local.py, puts every tool's
+    schema under one `anyOf`) can no longer reach its own `$defs` by `#/...`: the pointer would be
+    read from the larger schema's root. Inlined, it needs no root. A reference inside a reference
+    is followed `depth` levels deep; deeper (a recursive schema) it becomes `{}`, which holds any
+    value: the dispatcher still checks every call against the tool's own schema. A reference this
+    schema cannot resolve (another file, a name it does not define) becomes `{}` too.
+    """
+
+    def resolve(pointer: str) -> Any:
+        found: Any = schema
+        for part in pointer.removeprefix("#").split("/")[1:]:
+            part = part.replace("~1", "/").replace("~0", "~")
+            if isinstance(found, dict) and part in found:
+                found = found[part]
+            elif isinstance(found, list) and part.isdigit() and int(part) < len(found):
+                found = found[int(part)]
+            else:
+                return {}
+        return found
+
+    def walk(part: Any, left: int) -> Any:
+        if isinstance(part, dict):
+            ref = part.get("$ref")
+            if isinstance(ref, str):
+                target = walk(resolve(ref), left - 1) if ref.startswith("#") and left > 0 else {}
+                rest = {key: walk(value, left) for key, value in part.items() if key not in ("$ref", "$defs", "definitions")}
+                return {**target, **rest} if isinstance(target, dict) else target
+            return {key: walk(value, left) for key, value in part.items() if key not in ("$defs", "definitions")}
+        if isinstance(part, list):
+            return [walk(item, left) for item in part]
+        return part
+
+    return walk(schema, depth) if "$ref" in json.dumps(schema) else schema

@@ -4,7 +4,9 @@
 in its header and our one table) or empty, and refuses anything else, leaving it as it
 was: a learner who points the notes at the wrong file loses nothing. Every piece of
 work runs in its own connection and its own transaction, all of it or none of it, and
-SQLite's errors become one-line course errors of the caller's kind.
+SQLite's errors become one-line course errors of the caller's kind. Each transaction
+checks again, inside itself, that the file is still ours: another program's database
+moved in under the same path after the claim is refused, and nothing is written to it.
 """
 
 from __future__ import annotations
@@ -36,9 +38,14 @@ class OwnedFile:
     what: str
     holds: str
 
+    def __post_init__(self) -> None:
+        if "\x00" in str(self.path):  # SQLite, like the system, takes no path with a NUL in it
+            raise self.error(f"{str(self.path)!r} is not a path a file can have (it holds a NUL character); "
+                             f"choose another file for {self.holds}")
+
     def claim(self) -> None:
         """Check that the file is ours and undamaged, or empty; then make sure it has our table and id."""
-        self.transaction(self._claim, write=True)
+        self.transaction(self._claim, write=True, claimed=False)
 
     def _claim(self, db: sqlite3.Connection) -> None:
         problems = [row[0] for row in db.execute("PRAGMA quick_check")]  # reads every page, writes none
@@ -47,6 +54,10 @@ class OwnedFile:
                 f"cannot use the {self.what} {str(self.path)!r}: it is damaged ({problems[0]}). "
                 "It was left as it was; choose another file, or move this one away."
             )
+        self._ours_or_empty(db)
+
+    def _ours_or_empty(self, db: sqlite3.Connection) -> None:
+        """Refuse a file that is not ours (another id, other tables, a view or trigger) nor empty; make an empty one ours."""
         (app_id,) = db.execute("PRAGMA application_id").fetchone()
         (version,) = db.execute("PRAGMA user_version").fetchone()
         objects = db.execute("SELECT type, name FROM sqlite_master").fetchall()
@@ -76,14 +87,27 @@ class OwnedFile:
                 f"choose another file for {self.holds}."
             )
 
-    def transaction(self, work: Callable[[sqlite3.Connection], T], write: bool = False) -> T:
-        """`work(db)` inside one transaction, all of it or none of it; SQLite's errors as `self.error`."""
+    def _still_ours(self, db: sqlite3.Connection) -> None:
+        """The file claimed at the start is still ours (or was replaced by an empty one, made ours again): checked
+        in every transaction, as cheaply as reading the header and the list of tables."""
+        (app_id,) = db.execute("PRAGMA application_id").fetchone()
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if app_id != self.application_id or tables != {self.table[0]}:
+            self._ours_or_empty(db)  # another program's file is refused here, with what it holds
+
+    def transaction(self, work: Callable[[sqlite3.Connection], T], write: bool = False, claimed: bool = True) -> T:
+        """`work(db)` inside one transaction, all of it or none of it; SQLite's errors as `self.error`.
+
+        Once `claim` has run (`claimed`), the file is checked to be ours still, in the same transaction as the work.
+        """
         try:
             with closing(sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)) as db:
                 db.execute("BEGIN IMMEDIATE" if write else "BEGIN")  # IMMEDIATE: no other writer in between
                 try:
-                    if write:  # checked in the transaction that writes, so nothing can be planted in between
-                        self._refuse_views_and_triggers(db)
+                    # checked in the transaction that does the work, so nothing can be swapped or planted in between
+                    self._refuse_views_and_triggers(db)
+                    if claimed:
+                        self._still_ours(db)
                     result = work(db)
                 except BaseException:
                     db.rollback()

@@ -10,7 +10,9 @@ and the plugin that names its special tokens), so a changed vocabulary never mee
 cache; the cache carries the SHA-256 of its own contents, checked before it is read. It is read only if
 it is a regular file of a plausible size (not a FIFO that would block, not a link to an
 endless device), and an encoding built from it must count a probe text exactly as the
-shipped vocabulary does (a cache re-sealed over other contents is caught there). If
+shipped vocabulary does (a cache re-sealed over other contents is caught there), and it
+must hold a token for each of the 256 bytes, which tiktoken assumes of every text it
+encodes (a cache without one would pass the probe and crash inside tiktoken later). If
 anything is wrong (no cache yet, a damaged one, a folder that cannot be written, no home at
 all) tiktoken parses the shipped file as it always does. Nothing here goes to the network.
 """
@@ -117,10 +119,13 @@ def read(path: Path) -> dict[str, Any] | None:
         return None
     try:
         config = marshal.loads(body)
-    except (EOFError, ValueError, TypeError):
+    except (EOFError, ValueError, TypeError, MemoryError):  # MemoryError: a list that claims 2**31 items, say
         return None
     if not isinstance(config, dict) or set(config) != {"pat_str", "mergeable_ranks", "special_tokens"}:
         return None
+    ranks = config["mergeable_ranks"]
+    if not isinstance(ranks, dict) or not all(bytes([byte]) in ranks for byte in range(256)):
+        return None  # tiktoken encodes any text byte by byte at worst, and panics at a byte it has no token for
     return config
 
 

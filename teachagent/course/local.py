@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from ..agent import MAX_STEPS
 from ..base.errors import CourseError, check_number
 from ..base.formats import unstorable
+from ..base.schema import inlined
 from ..messages import (
     MAX_TOKENS,
     Block,
@@ -372,7 +373,7 @@ def written_step(block: Text | ToolCall) -> str:
 def step_schema(tools: Sequence[dict[str, Any]], answers: bool, answer_form: AnswerForm | None) -> dict[str, Any]:
     """The JSON schema of one step, which llama.cpp turns into a grammar: a call of one of `tools`, or an answer."""
     choices: list[dict[str, Any]] = [
-        {"type": "object", "properties": {"tool": {"const": t["name"]}, "arguments": t["input_schema"]},
+        {"type": "object", "properties": {"tool": {"const": t["name"]}, "arguments": inlined(t["input_schema"])},
          "required": ["tool", "arguments"], "additionalProperties": False} for t in tools]
     if answers:
         answer = {"type": "string"} if answer_form is None else answer_form.value_schema

@@ -15,9 +15,10 @@ Record mode records the live model, or the local one when `TEACHAGENT_RECORD_FRO
 
 The cassette is `TEACHAGENT_CASSETTE`, or else the running notebook's own,
 notebooks/cassettes/<notebook>.jsonl (Jupyter names the notebook in `JPY_SESSION_NAME`).
-Interactive recording (`TEACHAGENT_MODE=record jupyter lab`) replaces the cassette when
-the kernel exits (shut down or restarted), and only if it made at least one call and no
-call failed; otherwise the old cassette stays as it was. `python -m teachagent notebook
+Interactive recording (`TEACHAGENT_MODE=record jupyter lab`, or a script) replaces the
+cassette when the kernel or program ends normally (a kernel shut down or restarted), and
+only if it made at least one call, every call it started finished and none failed; a
+program ended by an exception nobody caught or by Ctrl-C keeps the old cassette as it was. `python -m teachagent notebook
 record` sets `TEACHAGENT_DRAFT` instead: the kernel then records into that draft and the
 command replaces the cassette once the whole notebook has run.
 """
@@ -28,8 +29,8 @@ import os
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..base.display import shorten
-from ..base.errors import SettingError
+from ..base.display import one_line, shorten
+from ..base.errors import SettingError, checked_name, shown_value
 from ..models import Model, ScriptedModel
 
 MODES = ("offline", "local", "live", "record", "replay")
@@ -44,6 +45,9 @@ def default_cassette(notebook: str | Path) -> Path:
 
 def cassette_path(mode: str, given: str | Path | None = None) -> Path:
     """The cassette to use: `given`, TEACHAGENT_CASSETTE, or the running notebook's own."""
+    if given is not None and not isinstance(given, (str, os.PathLike)):
+        raise SettingError(f"cassette is a path, such as 'cassettes/demo.jsonl'; got {shown_value(given)}")
+    given = str.__str__(given) if isinstance(given, str) else given  # a str subclass: the text it holds
     notebook = os.environ.get("JPY_SESSION_NAME", "")
     path = given or os.environ.get("TEACHAGENT_CASSETTE") or (default_cassette(notebook) if notebook.endswith(".ipynb") else "")
     if not path:
@@ -68,7 +72,7 @@ def live_model(base_url: str | None = None, model_name: str | None = None) -> tu
 
         claude = Claude()  # a missing key stops here, before any call
         return claude, f"{claude.name} through the Anthropic API", True
-    name = _setting(model_name, "TEACHAGENT_MODEL")
+    name = checked_name("TEACHAGENT_MODEL (or --model)", _setting(model_name, "TEACHAGENT_MODEL"))
     if not name:
         raise SettingError("TEACHAGENT_BASE_URL names a server; set TEACHAGENT_MODEL to the model it should run "
                            "(e.g. llama3.2 for Ollama), or unset TEACHAGENT_BASE_URL for Claude")
@@ -155,7 +159,7 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
             when = ("once every cell of the notebook has run" if os.environ.get("TEACHAGENT_DRAFT")  # notebook record
                     else "when this kernel or program ends")
             banner = (f"record mode: {where}, every call {'billed and ' if billed else ''}recorded; "
-                      f"the recording replaces {path} {when}, if no call failed.")
+                      f"the recording replaces {path} {when}, if every call finished and none failed.")
         else:
             model = cassette_model(chosen, path)
             assert isinstance(model, Player)  # replay mode always gives a player
@@ -179,6 +183,6 @@ def select_model(script: Any = None, mode: str | None = None, quiet: bool = Fals
             "The tools run for real; token counts and costs are tiktoken estimates at list prices (Claude counts "
             "more). For Claude: TEACHAGENT_MODE=live and ANTHROPIC_API_KEY."
         )
-    if not quiet:
-        print(f"[teachagent] {banner}", file=file)  # None: standard output, as print does
+    if not quiet:  # a cassette's words and a path may hold anything: the banner is shown as safe text
+        print(f"[teachagent] {one_line(banner, 2000)}", file=file)  # None: standard output, as print does
     return model

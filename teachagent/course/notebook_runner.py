@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from ..base.errors import CourseError
 from ..base.formats import FormatError, read_text
 from .modes import check_recordable_from, default_cassette, record_from
-from .replay import CassetteError, check_recordable, new_draft, promote, read_cassette
+from .replay import CassetteError, check_recordable, new_draft, promote, read_cassette, resolved
 
 if TYPE_CHECKING:  # nbformat is imported only when a notebook is read: the CLI's other commands do not pay for it
     from nbformat import NotebookNode
@@ -56,7 +56,7 @@ def run_notebook(notebook: str | Path, mode: str, cassette: str | Path | None = 
     if mode not in ("record", "replay"):
         raise ValueError(f"mode must be 'record' or 'replay', got {mode!r}")
     notebook = Path(notebook)
-    cassette = Path(cassette or default_cassette(notebook)).resolve()
+    cassette = resolved(cassette or default_cassette(notebook))
     nb = read_notebook(notebook)
     draft = None
     settings: dict[str, str | None] = {"TEACHAGENT_MODE": mode, "TEACHAGENT_CASSETTE": str(cassette)}

@@ -22,6 +22,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ..base.display import one_line
 from ..base.errors import CourseError
 from ..messages import STOPS, Response
 from ..models import Model, ScriptedModel, is_scripted
@@ -107,7 +108,8 @@ def compare_line(yours: Run | Response | list[Response], reference: Run | Respon
         your model (SmolLM2-135M-Instruct): 6 steps, ..., ran out of steps (max_steps), no answer
         scripted reference: 5 steps, ..., answered 'Saturn has the most known moons ...'
     """
-    return f"your model ({_cut(name, 60)}): {describe(yours)}\n{REFERENCE}: {describe(reference)}"
+    lines = (f"your model ({_cut(name, 60)}): {describe(yours)}", f"{REFERENCE}: {describe(reference)}")
+    return "\n".join(one_line(line, 1000) for line in lines)  # each as safe text: nothing a model wrote can forge a line
 
 
 def beside_reference(run_on: Callable[[Model], Result], model: Model, script: Any) -> tuple[Result, Result]:

@@ -18,8 +18,10 @@ prompt) is an error naming the nearest recorded request and how it differs, rath
 an answer to a different question.
 
 Recording never destroys: it writes a draft beside the cassette and replaces the old
-cassette only once the recording is whole. A cassette holds only what our own code sent
-and received: never the API key, never HTTP headers.
+cassette only once the recording is whole: at least one call made, every call it started
+finished, none failed, and the program not ended by an exception or Ctrl-C. A cassette
+holds only what our own code sent and received: never the API key, never HTTP headers,
+never a server's address (a model's requests name the model, not where it runs).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..agent import AgentError
 from ..base.display import one_line, shorten
-from ..base.errors import CourseError, SettingError
+from ..base.errors import CourseError, SettingError, exception_text
 from ..base.formats import FormatError, dumps, parse, read_text, validator
 from ..messages import MAX_TOKENS, Message, Response, ToolChoice, Usage, request_body
 from ..models import Model, call_model, own_count
@@ -75,9 +77,13 @@ def seeded(request: dict[str, Any], seed: int | None) -> dict[str, Any]:
 
 
 def _key(request: dict[str, Any], *leave_out: str) -> str:
-    """A request's canonical text, replay's lookup key; the model is left out, as the player stands in for it."""
+    """A request's canonical text, replay's lookup key; the model is left out, as the player stands in for it.
+
+    Every character is written as JSON's ASCII escape, so the two halves of a surrogate pair asked
+    apart have the key of the one character a cassette gives them back as (formats.as_saved).
+    """
     kept = {name: value for name, value in request.items() if name not in ("model", *leave_out)}
-    return json.dumps(kept, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(kept, sort_keys=True, separators=(",", ":"))
 
 
 def _header(first_line: str) -> dict[str, Any] | None:
@@ -93,7 +99,8 @@ def _header(first_line: str) -> dict[str, Any] | None:
 
 
 def check_recordable(path: Path) -> None:
-    """Refuse to record over anything but a cassette: a notebook, another file, a folder."""
+    """Refuse to record over anything but a cassette: a notebook, another file, a folder, a symlink loop."""
+    resolved(path)
     if path.is_dir():
         raise CassetteError(f"{path} is a folder, not a cassette; name a .jsonl file to record to")
     if not path.exists():
@@ -141,23 +148,27 @@ class Recorder(Model):
     """A `Model` that passes every call to `model` and writes the exchange to a draft cassette.
 
     The draft becomes the cassette only through `finish()`, which requires at least one
-    call and none failed; until then the old cassette is untouched. Each exchange is one
-    line, flushed at once, so a crash loses at most the call in flight. If `model` can
-    count tokens, so can the recorder, and those counts are recorded too. `source` says
-    which model answers and how, e.g. "SmolLM2-135M-Instruct (local mode, seed 0)"
-    (the model's name if not given); the header keeps it for the replay banner.
+    call, every call it started finished (one stopped by Ctrl-C, or still running in
+    another thread, did not) and none failed; until then the old cassette is untouched.
+    Each exchange is one line, flushed at once, so a crash loses at most the call in
+    flight. If `model` can count tokens, so can the recorder, and those counts are
+    recorded too. `source` says which model answers and how, e.g. "SmolLM2-135M-Instruct
+    (local mode, seed 0)" (the model's name if not given); the header keeps it for the
+    replay banner. Requests are recorded under the model's own name (`recorded_name`).
     """
 
     def __init__(self, model: Model, path: str | Path, draft: str | Path | None = None, source: str | None = None) -> None:
         self.model, self.path = model, Path(path)
         self.name = model.name
-        self.source = shorten(one_line(source or model.name), SOURCE_WIDTH)
+        self.recorded_name = recorded_name(model)
+        self.source = shorten(one_line(source or self.recorded_name), SOURCE_WIDTH)
         check_recordable(self.path)
         if draft and not _fresh_draft(Path(draft)):  # TEACHAGENT_DRAFT must name what `new_draft` made, nothing else
             raise CassetteError(f"the draft {str(draft)!r} is not a new, empty .draft file, so it was left alone; "
                                 "unset TEACHAGENT_DRAFT (`python -m teachagent notebook record` sets it itself)")
-        self.calls = self.failed = 0
+        self.started = self.calls = self.failed = 0  # calls begun; of those, recorded and failed (the rest unfinished)
         self.finished = False
+        self.ended_by: BaseException | None = None  # what ended the program while this recorded (`ended_by`)
         try:
             self.draft = Path(draft) if draft else new_draft(self.path)
             self._write(json.dumps({"format": FORMAT, "recorded_from": self.source}, ensure_ascii=False), mode="w")
@@ -202,26 +213,30 @@ class Recorder(Model):
         self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS,
         tool_choice: ToolChoice = "auto", answer_form: AnswerForm | None = None,
     ) -> Response:
+        self.started += 1
         try:
             response = call_model(self.model, system, messages, tools, max_tokens, tool_choice, answer_form)
-        except Exception:
+        except Exception:  # a KeyboardInterrupt is not counted as failed: the call stays unfinished
             self.failed += 1
             raise
-        request = seeded(request_body(self.name, system, messages, tools, max_tokens, tool_choice, answer_form), self.seed)
+        request = seeded(request_body(self.recorded_name, system, messages, tools, max_tokens, tool_choice, answer_form),
+                         self.seed)
         self._record({"kind": "complete", "request": request, "response": response.to_dict()})
         self.calls += 1
         return response
 
     def count_tokens(self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = ()) -> int | None:
         """The recorded model's own count, recorded too; None, and nothing recorded, for a model that cannot count."""
+        self.started += 1
         try:
             counted = own_count(self.model, system, messages, tools)
         except Exception:
             self.failed += 1
             raise
-        if counted is None:
+        if counted is None:  # no count to ask for: no call was made
+            self.started -= 1
             return None
-        request = count_request(self.name, system, messages, tools)
+        request = count_request(self.recorded_name, system, messages, tools)
         self._record({"kind": "count_tokens", "request": request, "input_tokens": counted})
         self.calls += 1
         return counted
@@ -230,16 +245,35 @@ class Recorder(Model):
         """Write a mark: the calls after it are the part of the notebook named `label` (a player can start there)."""
         self._record({"kind": "mark", "label": label})
 
+    @property
+    def unfinished(self) -> int:
+        """Calls begun and neither recorded nor failed: stopped by Ctrl-C, or still running in another thread."""
+        return self.started - self.calls - self.failed
+
     def finish(self) -> Path:
         """Make the draft the cassette if the recording is whole; else delete it and say why."""
         if self.finished:
             return self.path
         self.finished = True
-        if self.failed or not self.calls:
+        why = (f"the program was ended by {exception_text(self.ended_by, 80)}" if self.ended_by else
+               f"{self.failed} of {self.started} calls failed" if self.failed else
+               f"{self.unfinished} of {self.started} calls did not finish" if self.unfinished else
+               "no call was made" if not self.calls else None)
+        if why:
             self.draft.unlink(missing_ok=True)
-            why = f"{self.failed} of {self.calls + self.failed} calls failed" if self.failed else "no call was made"
             raise CassetteError(f"{why}, so {self.path} was left as it was and the partial recording deleted; record again")
         return promote(self.draft, self.path)
+
+
+def recorded_name(model: Model) -> str:
+    """The name a recording gives `model`'s requests: the model's own, never where it runs.
+
+    An `OpenAICompatible` model's `name` says which server answers (its address); the recording
+    keeps only the server's name for the model, as `model.model` holds it (`llama3.2`).
+    """
+    from ..openai_compatible import OpenAICompatible
+
+    return model.model if isinstance(model, OpenAICompatible) else model.name
 
 
 def read_cassette(path: str | Path) -> list[dict[str, Any]]:
@@ -433,9 +467,9 @@ def cassette_model(mode: str, path: str | Path, live: Model | None = None, sourc
     """The recorder (of `live`, described by `source`) or the player for `path` in this process, made on first use.
 
     An interactive recording (no TEACHAGENT_DRAFT) replaces the cassette when the process
-    exits, if it is whole; `notebook record` sets TEACHAGENT_DRAFT and promotes the draft itself.
+    ends normally, if it is whole; `notebook record` sets TEACHAGENT_DRAFT and promotes the draft itself.
     """
-    key = Path(path).resolve()
+    key = resolved(path)
     if mode == "record":
         recorder = _open.get(key)
         if not isinstance(recorder, Recorder) or recorder.finished:
@@ -445,20 +479,59 @@ def cassette_model(mode: str, path: str | Path, live: Model | None = None, sourc
             recorder = Recorder(live, key, draft, source)
             _open[key] = recorder
             if not draft:
+                _watch_for_an_abnormal_end()
                 atexit.register(_finish_at_exit, recorder)
     elif not isinstance(_open.get(key), Player):
         _open[key] = Player(key)
     return _open[key]
 
 
+def resolved(path: str | Path) -> Path:
+    """`path` made absolute with its symlinks followed; a `CassetteError` for one that cannot be (a loop)."""
+    try:
+        return Path(path).resolve()
+    except (OSError, RuntimeError, ValueError):  # RuntimeError: Python before 3.13 on a symlink loop
+        raise CassetteError(f"{str(path)!r} is a symlink that leads nowhere it can end (a loop), or not a path at "
+                            "all; name a cassette file") from None
+
+
+def ended_by(error: BaseException) -> None:
+    """Say that this program is ending because of `error` (an exception, Ctrl-C): no recording of it replaces a cassette.
+
+    Called by the hook for exceptions nobody caught, and by a program that catches one to end
+    with a message of its own (the terminal demo on Ctrl-C). Every recording still open is marked.
+    """
+    for model in _open.values():
+        if isinstance(model, Recorder) and not model.finished:
+            model.ended_by = error
+
+
+def _watch_for_an_abnormal_end() -> None:
+    """Have an exception that ends the program (one nobody caught, Ctrl-C too) noted before the recordings are finished.
+
+    Python calls `sys.excepthook` for it before the exit handlers run. A notebook's kernel
+    catches a cell's exception itself, so a failed cell does not end a kernel's recording.
+    """
+    previous = sys.excepthook
+    if getattr(previous, "notes_the_end", False):
+        return
+
+    def hook(kind: type[BaseException], error: BaseException, traceback: Any) -> None:
+        ended_by(error)
+        previous(kind, error, traceback)
+
+    hook.notes_the_end = True  # type: ignore[attr-defined]
+    sys.excepthook = hook
+
+
 def _finish_at_exit(recorder: Recorder) -> None:
-    """Keep a whole interactive recording as the cassette; a failed call leaves the old one."""
+    """Keep a whole interactive recording as the cassette; anything less leaves the old one, and says why."""
     if recorder.finished:
         return
     try:
         recorder.finish()
     except CassetteError as error:
-        if recorder.failed:  # nothing to say when nothing was recorded
+        if recorder.started:  # nothing to say when nothing was recorded
             print(f"teachagent: {error}", file=sys.__stderr__)
 
 
@@ -493,41 +566,42 @@ def real_model_run(run_on: Callable[[Model], Result], cassette: str | Path) -> R
     """What a real model did with the same task: `run_on` played from a recording, in every mode.
 
     `cassette` is the lesson's shipped recording of the small local model (seeded), relative
-    to the notebook, e.g. "cassettes/03_agent_loop.jsonl". Offline, local and live, `run_on`
-    runs on a player of it that starts where this run began when it was recorded (a mark),
-    so every mode plays the same run. In record mode it runs on the recorder, after writing
-    that mark, so this run is in the new recording too (the old cassette may be stale or
-    missing); in replay mode, on the player of the cassette being replayed, which has played
-    the calls before the mark by then. Prints one line: which model's recording, and what the run did;
-    in those two modes it says that recording is also your model's, so a run shown above as
-    your model's is not taken for another model's.
-    A cassette that is missing, or that does not hold this task, is one line saying so and the
-    command that records it, and the result is None.
+    to the notebook, e.g. "cassettes/03_agent_loop.jsonl". `run_on` always starts where this
+    run began when it was recorded (a mark), so every mode plays the same run: offline, local
+    and live on a new player of `cassette`; in replay mode on a new player of the cassette being
+    replayed (what the cells above played, or did not yet, makes no difference). In record mode
+    it runs on the recorder, after writing that mark, so this run is in the new recording too
+    (the old cassette may be stale or missing). Prints one line: which model's recording, and
+    what the run did; in replay and record modes it says that recording is also your model's,
+    so a run shown above as your model's is not taken for another model's. A cassette that is
+    missing, or that does not hold this task, is one line saying so and the command that
+    records it, and the result is None.
     """
     path = Path(cassette)
     command = record_command(notebook_of(path))
     model = _in_use()
-    if model is None:
-        if not os.path.lexists(path):
-            print(f"no recording of a real model at {path} yet; record it with: {command}")
-            return None
-        try:
-            model = Player(path, start=REAL_RUN)
-        except CassetteError as error:
-            print(f"the recording at {path} cannot be played ({one_line(str(error))}); record it again with: {command}")
-            return None
     if isinstance(model, Recorder):
         model.mark(REAL_RUN)
+    else:
+        played = model.path if isinstance(model, Player) else path
+        if not os.path.lexists(played):
+            print(one_line(f"no recording of a real model at {played} yet; record it with: {command}", 1000))
+            return None
+        try:
+            model = Player(played, start=REAL_RUN)
+        except CassetteError as error:
+            print(one_line(f"the recording at {played} cannot be played ({error}); record it again with: {command}", 1000))
+            return None
     try:
         result = run_on(model)
     except (CassetteError, AgentError) as error:
         if not isinstance(error, CassetteError) and not isinstance(error.__cause__, CassetteError):
             raise  # a live model failing while recording: the recording must fail too
-        print(f"the recording at {model.path} does not hold this task (its prompts changed since it was recorded); "
-              f"record it again with: {command}")
+        print(one_line(f"the recording at {model.path} does not hold this task (its prompts changed since it was "
+                       f"recorded); record it again with: {command}", 1000))
         return None
     where = f"recorded now into {model.path}" if isinstance(model, Recorder) else f"played from {model.path}"
-    if model is _in_use():  # replay or record mode: the recording is also what plays (or records) your model
+    if _in_use() is not None:  # replay or record mode: the recording is also what plays (or records) your model
         where += ", the same recording as your model's runs in this notebook"
-    print(f"a real model's run, {model.source}, {where}: {describe(result)}")
+    print(one_line(f"a real model's run, {model.source}, {where}: {describe(result)}", 1000))
     return result

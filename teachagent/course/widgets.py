@@ -16,6 +16,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..base.display import terminal_text
 from ..human import HumanModel, example_call, pointing_at
 from ..reliability import floor_n50, n50, step_success, task_success
 from ..trace import Run
@@ -95,8 +96,8 @@ def play(agent: Any, task: str) -> Session:
             session.problem.value = refusal(problem, model.typed, model.mistake)
             session.reply.focus()
         else:  # the last reply was sent (or the whole page asked for): a fresh box for the next one
-            session.page.value, session.problem.value, session.reply.value = page, "", ""
-        whole_page.value = model.page
+            session.page.value, session.problem.value, session.reply.value = terminal_text(page), "", ""
+        whole_page.value = terminal_text(model.page)  # what tools wrote, shown as safe text (base/display.py)
         return session.replies.get()
 
     def loop() -> None:

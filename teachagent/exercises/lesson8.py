@@ -8,6 +8,7 @@ measured one, in one line. Learners' values are read as plain numbers and text (
 from __future__ import annotations
 
 import math
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,9 @@ def compare_Z_guess(guess: Any, measured: int, whose: str = "the run") -> None:
     if not 0 < value < math.inf:
         print(f"your guess {describe(guess)} is not a number of tokens (write a whole number, such as 3000)")
         return
+    if not measured:  # a run that made no call: there is nothing to be close to
+        print(f"you guessed Z = {value:,.0f} tokens; {whose} read nothing (Z = 0): it made no call, so no guess is close")
+        return
     off = (value - measured) / measured
     side = "close" if abs(off) < 0.1 else f"{abs(off):.0%} too {'high' if off > 0 else 'low'}"
     print(f"you guessed Z = {value:,.0f} tokens; {whose} measured Z = {measured:,}: {side}")
@@ -52,8 +56,19 @@ def expected_titles(folder: str | Path) -> str:
     return "\n".join(lines)
 
 
+# A second folder of notes the check makes for exercise 8.1: a tool that lists NOTES must list these when NOTES names
+# them (a text typed out from the sample notes lists the same lines whatever NOTES holds).
+OTHER_NOTES = {"aloe.md": "# Aloe vera\nWater every: 14 days\n", "basil.md": "# Sweet basil\nWater every: 2 days\n",
+               "readme.txt": "# not a note: only .md files are listed\n"}
+
+
 def check_titles_tool(note_titles: Any, folder: str | Path) -> None:
-    """8.1: a tool of your own, `note_titles`, listing each note's file name and title."""
+    """8.1: a tool of your own, `note_titles`, listing each note's file name and title.
+
+    It is run twice: on `folder` (the notebook's NOTES), and on a folder of other notes, with the
+    name NOTES the tool reads pointing there for that one call; a tool that returns the same text
+    whatever NOTES holds has typed the answer in rather than read it.
+    """
 
     def test() -> str:
         expect(isinstance(note_titles, Tool),
@@ -62,14 +77,38 @@ def check_titles_tool(note_titles: Any, folder: str | Path) -> None:
         got = text(note_titles.fn(), "what note_titles returns")  # a tool's result is text: what the model reads
         wanted = expected_titles(folder)
         expect(bool(wanted), f"the folder {folder} has no .md notes to list: point NOTES at a folder of notes")
-        got_lines, wanted_lines = got.strip().splitlines(), wanted.splitlines()
-        expect(len(got_lines) == len(wanted_lines),
-               f"note_titles gave {len(got_lines)} lines; the folder has {len(wanted_lines)} notes, one line each")
-        for mine, right in zip(got_lines, wanted_lines):
-            expect(mine.strip() == right, f"the line {mine.strip()!r} should read {right!r}")
+        same_lines(got, wanted, "the folder has")
+        with tempfile.TemporaryDirectory() as other:
+            for name, note in OTHER_NOTES.items():
+                (Path(other) / name).write_text(note, encoding="utf-8")
+            there = text(listed_from(note_titles, Path(other)), "what note_titles returns")
+            expect(there.strip() != got.strip(), "note_titles gave the same lines when NOTES named another folder of "
+                   "notes: read the notes of the folder NOTES names each time, rather than typing their titles in")
+            same_lines(there, expected_titles(other), "with NOTES = another folder, which has")
+        wanted_lines = wanted.splitlines()
         return f"{len(wanted_lines)} notes listed, the first {wanted_lines[0]!r}"
 
     check("8.1", test)
+
+
+def same_lines(got: str, wanted: str, where: str) -> None:
+    """The lines of `got` are those of `wanted`, in order, spaces at their ends aside; a NotYet saying which differs."""
+    got_lines, wanted_lines = got.strip().splitlines(), wanted.splitlines()
+    expect(len(got_lines) == len(wanted_lines),
+           f"note_titles gave {len(got_lines)} lines; {where} {len(wanted_lines)} notes, one line each")
+    for mine, right in zip(got_lines, wanted_lines):
+        expect(mine.strip() == right, f"the line {mine.strip()!r} should read {right!r}")
+
+
+def listed_from(note_titles: Tool, folder: Path) -> Any:
+    """What `note_titles` returns when the name NOTES it reads names `folder`; the learner's NOTES is put back after."""
+    names = getattr(note_titles.fn, "__globals__", {})
+    expect("NOTES" in names, "note_titles should list the notes of the folder named NOTES, as the exercise asks")
+    before, names["NOTES"] = names["NOTES"], folder
+    try:
+        return note_titles.fn()
+    finally:
+        names["NOTES"] = before
 
 
 def check_largest_K(K_largest: Any, c1: float, d: float, budget: int) -> None:

@@ -49,8 +49,15 @@ class Question:
         return f"Question(options {', '.join(self.letters)}; the answer is hidden)"
 
 
+def named(name: Any) -> Any:
+    """A question's or an exercise's name as the plain text it holds (a str subclass's own methods never run);
+    anything else as it is, to be refused by name."""
+    return str.__str__(name) if isinstance(name, str) else name
+
+
 def quiz(question: str, choice: Any) -> None:
     """Print one line: whether `choice` (a letter such as "b") answers quiz `question` (such as "3.1")."""
+    question = named(question)
     key = _key(question)
 
     def test() -> str:

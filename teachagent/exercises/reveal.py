@@ -28,7 +28,7 @@ from typing import Any
 from ..base.display import shorten
 from ..base.errors import CourseError
 from .checks import describe
-from .quizzes import NAME
+from .quizzes import NAME, named
 
 SOLUTIONS = Path(__file__).resolve().parent / "solutions"
 _SECTION = re.compile(r"^# %% exercise (\d+\.\d+)[ \t]*$", re.MULTILINE)
@@ -47,8 +47,9 @@ class SolutionFails(AssertionError):
 
 def solution_source(exercise: str) -> str:
     """The reference solution of `exercise` ("2.1"), as the code a solved exercise cell holds."""
-    named = NAME.fullmatch(exercise) if isinstance(exercise, str) else None
-    lesson = named.group(1) if named else ""
+    exercise = named(exercise)
+    found = NAME.fullmatch(exercise) if isinstance(exercise, str) else None
+    lesson = found.group(1) if found else ""
     path = SOLUTIONS / f"lesson{lesson}.py"
     if not lesson or not path.is_file():  # checked by name first: a path of 5,000 digits is too long to look up
         shown = shorten(repr(exercise), 60) if isinstance(exercise, str) else describe(exercise)
@@ -80,6 +81,7 @@ class Reveal:
 
 def solution(exercise: str, show: bool = False) -> Reveal | None:
     """A button revealing the reference solution of `exercise`; with `show=True`, the code printed at once."""
+    exercise = named(exercise)
     code = solution_source(exercise)
     if os.environ.get("TEACHAGENT_CHECK_SOLUTIONS") == "1":
         verify(exercise, code, sys._getframe(1).f_globals)
