@@ -475,7 +475,8 @@ def test_one_recording_from_a_server_holds_the_lesson_and_its_real_model_run_and
     assert banner == ("[teachagent] replay mode: a recording of tiny (live mode, an OpenAI-compatible server), "
                       f"read back from {cassette}; no API calls.\n")
     assert answer == "It is 42.\n"
-    assert real.startswith(f"a real model's run, tiny (live mode, an OpenAI-compatible server), played from {cassette}: "
+    assert real.startswith(f"a real model's run, tiny (live mode, an OpenAI-compatible server), the model that plays "
+                           f"yours in this mode, played from {cassette}: "
                            "2 steps, 1 tool call, Z = ") and real.endswith(", answered 'It is 8.'\n")
 
 

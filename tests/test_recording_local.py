@@ -61,4 +61,5 @@ def test_a_seeded_local_recording_repeats_and_replays_with_no_local_install(tmp_
     nb = run_notebook(notebook, "replay", progress=lambda line: None)
     banner, real = ("".join(o.get("text", "") for o in cell.outputs) for cell in nb.cells)
     assert banner.startswith("[teachagent] replay mode: a recording of SmolLM2-135M-Instruct (local mode, seed 0)")
-    assert real.startswith(f"a real model's run, SmolLM2-135M-Instruct (local mode, seed 0), played from {cassette}: ")
+    assert real.startswith(f"a real model's run, SmolLM2-135M-Instruct (local mode, seed 0), the model that plays yours "
+                           f"in this mode, played from {cassette}: ")

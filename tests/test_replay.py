@@ -542,7 +542,9 @@ def test_in_record_mode_real_model_run_runs_on_the_recorder_so_the_new_recording
     new = tmp_path / "new.jsonl"
     recorder = replay.cassette_model("record", new, ScriptedModel(doubler), SMALL)
     run = replay.real_model_run(doubled, stale)
-    assert run.model == "scripted" and capsys.readouterr().out.startswith(f"a real model's run, {SMALL}, recorded now into")
+    said = capsys.readouterr().out  # the model that plays "your model" in record mode: said, not passed off as another
+    assert run.model == "scripted" and said.startswith(f"a real model's run, {SMALL}, the model that plays yours in this "
+                                                       "mode, recorded now into")
     recorder.finish()
     nothing_open.clear()
     again = replay.real_model_run(doubled, new)
@@ -553,7 +555,9 @@ def test_in_replay_mode_real_model_run_plays_the_cassette_being_replayed(tmp_pat
     replayed_now = shipped(tmp_path / "scratch")
     replay.cassette_model("replay", replayed_now)
     run = replay.real_model_run(doubled, tmp_path / "cassettes" / "03_lesson.jsonl")  # not there: the replayed one plays
-    assert run.answer == "It is 42." and f"played from {replayed_now.resolve()}" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert run.answer == "It is 42." and f"played from {replayed_now.resolve()}" in said
+    assert "the model that plays yours in this mode" in said  # the recording that plays "your model": said so
 
 
 def test_every_mode_plays_the_run_recorded_at_the_mark_not_an_earlier_run_of_the_same_task(tmp_path, nothing_open,

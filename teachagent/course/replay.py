@@ -500,11 +500,14 @@ def real_model_run(run_on: Callable[[Model], Result], cassette: str | Path) -> R
     missing); in replay mode, on the player of the cassette being replayed, which has played
     the calls before the mark by then. Prints one line: which model's recording, and what the run did.
     A cassette that is missing, or that does not hold this task, is one line saying so and the
-    command that records it, and the result is None.
+    command that records it, and the result is None. In record and replay mode the model is
+    the one that plays "your model" in the lesson's other cells, and the line says so: one
+    recording is never shown as two models.
     """
     path = Path(cassette)
     command = record_command(notebook_of(path))
     model = _in_use()
+    yours = "" if model is None else ", the model that plays yours in this mode"  # not a second, other model
     if model is None:
         if not os.path.lexists(path):
             print(f"no recording of a real model at {path} yet; record it with: {command}")
@@ -525,5 +528,5 @@ def real_model_run(run_on: Callable[[Model], Result], cassette: str | Path) -> R
               f"record it again with: {command}")
         return None
     where = f"recorded now into {model.path}" if isinstance(model, Recorder) else f"played from {model.path}"
-    print(f"a real model's run, {model.source}, {where}: {describe(result)}")
+    print(f"a real model's run, {model.source}{yours}, {where}: {describe(result)}")
     return result
