@@ -27,7 +27,7 @@ LESSONS: dict[str, dict[str, str]] = {
         "models": "Model ScriptedModel ScriptExhausted call is_scripted",
         "openai_compatible": "OpenAICompatible",
         "course.modes": "select_model",
-        "course.reference": "answered beside beside_reference compare_line describe undefined_because",
+        "course.reference": "Runs answered beside beside_reference compare_line describe show_beside undefined_because",
         "trace": "is_answer",
         "base.display": "grouped plural",
         "tokens": "context_tokens count_tokens message_tokens tools_tokens",

@@ -209,3 +209,13 @@ def test_show_prints_the_code(solutions, capsys, monkeypatch):
     monkeypatch.delenv("TEACHAGENT_CHECK_SOLUTIONS", raising=False)
     assert reveal.solution("9.1", show=True) is None
     assert capsys.readouterr().out == "answer = 42\ncheck_answer(answer)\n"
+
+
+def test_a_verdict_quoting_text_of_several_lines_is_one_line(capsys):
+    def raises():
+        raise ValueError("first line\nsecond line")
+
+    check("9.9", raises)
+    assert line(capsys) == "exercise 9.9: not yet: your code raised ValueError: first line second line\n"
+    check("9.9", lambda: "the answer was\nTwo lines.")
+    assert line(capsys) == "exercise 9.9: correct: the answer was Two lines.\n"

@@ -16,9 +16,7 @@ import pytest
 from learner_objects import AlwaysEqual, Broken, LyingInt
 
 from teachagent import Agent, MemoryStore, ScriptedModel, Text, call, find_plan, latest_results, read_file_tool, write_plan
-from teachagent.exercises import lesson4
 from teachagent.exercises.lesson4 import REPLIES, check_progress, check_seat_finder, check_smallest_limit
-from teachagent.messages import Response
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "04_memory.ipynb"
 
@@ -220,6 +218,19 @@ def test_seat_finder_right(said, memory_file):
                            "Seat booked: [1] The user is vegetarian and prefers window seats.\n")
 
 
+def seat_finder_on_lines(messages):  # an answer of several lines: the verdict is still one line
+    results = latest_results(messages)
+    if not results:
+        return call("search_notes", query="window")
+    return "Seat booked.\n\nFrom memory:\n" + results[0].content + "\n"
+
+
+def test_an_answer_of_several_lines_is_one_line_of_verdict(said, memory_file):
+    check_seat_finder(seat_finder_on_lines, memory_file)
+    assert said("4.3") == ("correct: a new session searched long-term memory and answered: "
+                           "Seat booked. From memory: [1] The user is vegetarian and prefers window seats.\n")
+
+
 @pytest.mark.parametrize("right", [seat_finder_loud, seat_finder_by_count, seat_finder_by_seat])
 def test_seat_finder_right_in_other_styles(said, memory_file, right):
     check_seat_finder(right, memory_file)
@@ -266,35 +277,3 @@ def test_seat_finder_hostile(said, memory_file, hostile):
 def test_seat_finder_needs_the_note(said, tmp_path):
     check_seat_finder(seat_finder, tmp_path / "empty.sqlite")
     assert said("4.3") == "not yet: empty.sqlite holds no note about window seats: run the cell above the exercise\n"
-
-
-# section 1: why a context limit let a model that is not scripted make no call
-
-
-class Unscripted:
-    """A model that is not scripted and cannot count its own tokens: it answers at once."""
-
-    name = "a real model"
-
-    def complete(self, system, messages, tools, max_tokens):
-        return Response([Text("Done.")], "end_turn")
-
-
-def test_stopped_before_first_call_says_why_in_one_sentence(setting):
-    policy, tools, system, task = setting
-    limit = Agent(ScriptedModel(policy), tools, system).run(task).steps[0].context_tokens  # our count of c_1: it fits
-    run = Agent(Unscripted(), tools, system, max_context_tokens=limit).run(task)
-    assert run.steps == [] and run.outcome == "max_context_tokens"
-    why = lesson4.stopped_before_first_call(run, Unscripted(), limit)
-    assert why.startswith("your model's run made no call: ") and "one token per byte" in why and f"limit of {limit}" in why
-
-
-def test_stopped_before_first_call_is_none_after_a_call_or_for_a_scripted_model(setting):
-    policy, tools, system, task = setting
-    made_one = Agent(Unscripted(), tools, system, max_context_tokens=10_000).run(task)
-    assert lesson4.stopped_before_first_call(made_one, Unscripted(), 10_000) is None
-    scripted = Agent(ScriptedModel(policy), tools, system, max_context_tokens=1).run(task)
-    assert scripted.steps == [] and lesson4.stopped_before_first_call(scripted, ScriptedModel(policy), 1) is None
-
-
-# the quiz

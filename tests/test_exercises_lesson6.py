@@ -80,7 +80,7 @@ def opus():
             "excerpt": run_cost(excerpt, "claude-opus-5-5")}
 
 
-RIGHT_62 = "correct: plain $0.5678, cached $0.1565, excerpt $0.0177: excerpts save more\n"
+RIGHT_62 = "correct: plain $0.5680, cached $0.1567, excerpt $0.0179: excerpts save more\n"
 
 
 @pytest.mark.parametrize("style", ["exact", "cents", "strings", "numpy"])
@@ -101,8 +101,8 @@ def test_opus_wrong(said, opus):
     wrong = [
         ((..., ..., ..., ...), "is still ..."),
         ((plain, ..., excerpt, "excerpts"), "`cached` is still ..."),
-        ((plain, plain, excerpt, "excerpts"), "`cached` = $0.5678 is not what"),  # the cached price left uncached
-        ((run_cost(research_run("everything"), "claude-sonnet-5-5"), cached, excerpt, "excerpts"), "`plain` = $0.2839"),
+        ((plain, plain, excerpt, "excerpts"), "`cached` = $0.5680 is not what"),  # the cached price left uncached
+        ((run_cost(research_run("everything"), "claude-sonnet-5-5"), cached, excerpt, "excerpts"), "`plain` = $0.2840"),
         ((plain, cached, run_cost(research_run("excerpt"), "claude-haiku-5-5"), "excerpts"), "`excerpt` ="),
         ((plain, cached, excerpt, "caching"), "compare the savings"),  # the question, answered wrong
         ((plain, cached, excerpt, "sub-agents"), "should be 'caching' or 'excerpts'"),

@@ -14,6 +14,7 @@ from teachagent import (
     beside_reference,
     call,
     describe,
+    show_beside,
     tool,
     undefined_because,
 )
@@ -159,3 +160,32 @@ def test_undefined_because_names_what_it_can_check():
         undefined_because(task(Stubborn()), "a verdict")
     with pytest.raises(CourseError, match="takes a Run or a Response"):
         undefined_because("a run")
+
+
+def test_the_runs_unpack_as_a_pair_and_show_a_figure_once_in_scripted_mode(capsys):
+    runs = beside_reference(task, ScriptedModel(adder), adder)
+    yours, reference = runs
+    assert runs.one_run and yours is reference is runs.reference
+    runs.show(lambda run: f"K = {len(run.steps)}")
+    assert capsys.readouterr().out == "K = 2\n"  # no label: there is one run
+
+
+def test_under_another_model_a_figure_is_shown_for_both_on_labelled_lines_of_one_width(capsys):
+    runs = beside_reference(task, Stubborn(), adder)
+    capsys.readouterr()
+    runs.show(lambda run: f"K = {len(run.steps)}")
+    yours, reference = capsys.readouterr().out.splitlines()
+    assert yours == "your model:         K = 3" and reference == "scripted reference: K = 2"
+    runs.show(lambda run: f"K = {len(run.steps)}\nanswer {run.answer!r}")  # several lines: below the label
+    assert capsys.readouterr().out.startswith("your model:\nK = 3\nanswer None\nscripted reference:\nK = 2\n")
+
+
+def test_a_figure_of_two_tasks_runs_says_why_it_is_undefined_for_a_run_without_an_answer(capsys):
+    first, second = (beside_reference(task, Stubborn(), adder) for _ in range(2))
+    capsys.readouterr()
+    show_beside(lambda a, b: f"{a.Z / b.Z:.1f}", first, second, needs="an answer")
+    yours, reference = capsys.readouterr().out.splitlines()
+    assert yours.startswith("your model:         not defined: your model's run (stubborn-1b) has no answer")
+    assert reference == "scripted reference: 1.0"
+    with pytest.raises(CourseError, match="show_beside needs"):
+        show_beside(len, task(Stubborn()))

@@ -542,7 +542,9 @@ def test_in_record_mode_real_model_run_runs_on_the_recorder_so_the_new_recording
     new = tmp_path / "new.jsonl"
     recorder = replay.cassette_model("record", new, ScriptedModel(doubler), SMALL)
     run = replay.real_model_run(doubled, stale)
-    assert run.model == "scripted" and capsys.readouterr().out.startswith(f"a real model's run, {SMALL}, recorded now into")
+    said = capsys.readouterr().out  # the model that plays "your model" in record mode: said, not passed off as another
+    assert run.model == "scripted" and said.startswith(f"a real model's run, {SMALL}, the model that plays yours in this "
+                                                       "mode, recorded now into")
     recorder.finish()
     nothing_open.clear()
     again = replay.real_model_run(doubled, new)

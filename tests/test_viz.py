@@ -377,3 +377,30 @@ def test_a_call_whose_arguments_were_not_json_shows_what_the_model_wrote():
     run = Agent(Garbled(), [echo], max_steps=1).run("t")
     page = step_html(run, 1)
     assert "not a JSON object" in page and "{&quot;path&quot;: &quot;a.md&quot;" in page and "<pre" in page
+
+
+def test_a_comparison_of_many_steps_stays_short_one_bar_of_four_parts_a_call():
+    run = play([call("echo", text="an observation " * 30)] * 12 + ["5"], max_steps=13)
+    page = compare_html({"long": run})
+    assert page.count("height:12px") <= 4 * len(run.steps)  # at most four parts a bar, however many steps before
+    assert len(page) < 1000 + 500 * len(run.steps)
+    assert f"c_1 = {run.context_sizes[0]:,} → c_K = {run.context_sizes[-1]:,} tokens" in page
+
+
+def test_the_runs_of_beside_reference_are_compared_as_the_reference_and_yours_beside_it(capsys):
+    from teachagent import beside_reference
+
+    class Stubborn:
+        name = "stubborn"
+
+        def complete(self, system, messages, tools=(), max_tokens=1024):
+            return Response([call("add", a=1, b=1)], "tool_use", Usage(10, 5), self.name)
+
+    def run_on(model):
+        return Agent(model, [add], max_steps=2).run("What is 2 + 3?")
+
+    script = [call("add", a=2, b=3), "5"]
+    alone = compare_runs({"a": beside_reference(run_on, ScriptedModel(list(script)), script)})
+    assert list(alone.runs) == ["a"]
+    both = compare_runs({"a": beside_reference(run_on, Stubborn(), script)})
+    assert list(both.runs) == ["a, your model", "a, scripted reference"] and not both.runs["a, your model"].scripted

@@ -10,6 +10,11 @@ compare them, and the prose speaks only about the reference.
 In scripted mode (the default, and what the stored outputs show) the two are one run,
 and nothing extra is printed.
 
+`beside_reference` returns both runs as one `Runs`, so a lesson needs one call per cell
+for the reference: `runs.show(figure)` prints a figure of the run (of both, each on a
+labelled line, under another model), and `show_beside(figure, a, b)` a figure of two
+tasks' runs, such as a ratio of their Z.
+
 A figure that needs a finished run (a ratio of two runs' Z, a "same conclusion", a cost
 per article read) has no value when the run gave no answer or made no call.
 `undefined_because` says so in one sentence, instead of a `0 times`, a `nan` or an
@@ -19,8 +24,8 @@ empty answer taken for one.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, TypeVar
 
 from ..base.display import one_line
 from ..base.errors import CourseError
@@ -112,10 +117,56 @@ def compare_line(yours: Run | Response | list[Response], reference: Run | Respon
     return "\n".join(one_line(line, 1000) for line in lines)  # each as safe text: nothing a model wrote can forge a line
 
 
-def beside_reference(run_on: Callable[[Model], Result], model: Model, script: Any) -> tuple[Result, Result]:
-    """(your run, the scripted reference): `run_on(model)`, and the same task on the lesson's script.
+@dataclasses.dataclass(frozen=True)
+class Runs(Generic[Result]):
+    """Your model's run of a task and the scripted reference's: one run, twice, in scripted mode.
 
-    With a scripted `model` there is one run, returned twice, and nothing is printed: the
+    It unpacks as the pair `yours, reference`.
+    """
+
+    yours: Result
+    reference: Result
+
+    def __iter__(self) -> Iterator[Result]:
+        return iter((self.yours, self.reference))
+
+    @property
+    def one_run(self) -> bool:
+        """Whether the two are one run: the lesson's model was scripted."""
+        return self.yours is self.reference
+
+    def show(self, figure: Callable[[Result], object], needs: str | None = None) -> None:
+        """Print `figure(run)`: see `show_beside`."""
+        show_beside(figure, self, needs=needs)
+
+
+YOURS = "your model:".ljust(len(REFERENCE) + 2)  # the two labels as wide as each other, so the lines read as a table
+
+
+def show_beside(figure: Callable[..., object], *runs: Runs[Any], needs: str | None = None) -> None:
+    """Print `figure` of the scripted reference's runs; under another model, of your runs first, each line labelled.
+
+    `figure` takes one run from each of `runs`, in order: `show_beside(lambda a, b: a.Z / b.Z, inline, delegated)`.
+    With `needs` ("an answer" or "a tool call"), your runs that lack it get `undefined_because`'s
+    sentence instead of a figure that could not mean anything.
+    """
+    if not runs or not all(isinstance(r, Runs) for r in runs):
+        raise CourseError("show_beside needs a figure, then what beside_reference returned for each run it reads")
+    references = [r.reference for r in runs]
+    if all(r.one_run for r in runs):
+        print(figure(*references))
+        return
+    yours = [r.yours for r in runs]
+    why = next((reason for run in yours if needs and (reason := undefined_because(run, needs))), None)
+    for label, shown in ((YOURS, why or figure(*yours)), (f"{REFERENCE}: ", figure(*references))):
+        text = str(shown)
+        print(label.rstrip() + "\n" + text if "\n" in text else label + text)  # a figure of several lines: below its label
+
+
+def beside_reference(run_on: Callable[[Model], Result], model: Model, script: Any) -> Runs[Result]:
+    """Your run and the scripted reference's (`Runs`): `run_on(model)`, and the same task on the lesson's script.
+
+    With a scripted `model` there is one run, returned as both, and nothing is printed: the
     lesson's own run is the reference. With any other model the task runs on both, and two
     computed lines compare them (`compare_line`).
     """
@@ -124,12 +175,12 @@ def beside_reference(run_on: Callable[[Model], Result], model: Model, script: An
                           "e.g. lambda m: Agent(m, tools).run(task)")
     if is_scripted(model):
         yours = run_on(model)
-        return yours, yours
+        return Runs(yours, yours)
     scripted = _fresh(script)  # first: a missing script is said before the learner's model is asked anything
     yours = run_on(model)
     reference = run_on(scripted)
     print(compare_line(yours, reference, getattr(model, "name", type(model).__name__)))
-    return yours, reference
+    return Runs(yours, reference)
 
 
 def beside(run_on: Callable[[Model], Result], model: Model, script: Any) -> Result:

@@ -9,7 +9,9 @@ it stopped, and the running total Z of tokens read so far. Course machinery: it 
 `run_html(run)` is a static HTML page of the whole run: it needs no widgets, so it shows
 on GitHub and nbviewer. `StepViewer` is the interactive version, with a slider and
 buttons; pass it as `on_step` to watch a run fill in while it happens. `compare_html`
-puts two or more runs side by side on one scale (lessons 4 to 6 compare strategies).
+puts two or more runs side by side on one scale (lessons 4 to 6 compare strategies): each
+call's c_k as one bar of four parts (system and tools, task, the model's steps, the
+observations), so the page stays short however many steps the runs took.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from ..base.errors import CourseError
 from ..messages import Thinking
 from ..plan import find_plan
 from ..trace import OUTCOMES, Run, Step, composition, compositions
+from .reference import REFERENCE, Runs
 
 COLOURS = {"system + tools": "#9e9e9e", "task": "#4c72b0", "v": "#dd8452", "N": "#55a868"}
 PREVIEW = 400  # characters of text shown per block before it is cut
@@ -38,7 +41,7 @@ def _e(value: object) -> str:
 
 
 def _colour(label: str) -> str:
-    return COLOURS.get(label) or COLOURS["N" if label.startswith("N") else "v"]
+    return COLOURS.get(label) or COLOURS["N" if label.startswith(("N", "observations")) else "v"]
 
 
 def _pre(text: str, colour: str = "#f6f6f6", cut: bool = True) -> str:
@@ -145,8 +148,10 @@ def compare_html(runs: dict[str, Run]) -> str:
     columns = []
     for label, run in runs.items():
         scripted = " <small>(scripted)</small>" if run.scripted else ""
-        bars = "".join(context_bar(run, k, widest, parts) for k, parts in enumerate(compositions(run), start=1))
-        bars = bars or "<i>no steps</i>"
+        bars = "".join(_kinds_bar(k, parts, widest) for k, parts in enumerate(compositions(run), start=1))
+        sizes = run.context_sizes
+        span = f"c_1 = {sizes[0]:,} → c_K = {sizes[-1]:,} tokens" if sizes else ""
+        bars = f"{bars}<small>{span}</small>" if bars else "<i>no steps</i>"
         z_bar = (
             f'<div title="Z = {_e(run.Z)} tokens" style="width:{100 * run.Z / most:.2f}%;height:10px;background:#333"></div>'
         )
@@ -157,6 +162,38 @@ def compare_html(runs: dict[str, Run]) -> str:
         )
     scale = f"<small>one scale for all: the widest bar is {_e(widest)} tokens, the longest Z bar {_e(most)} tokens</small>"
     return f'<div>{legend_html()}<br>{scale}<div style="display:flex;gap:8px">{"".join(columns)}</div></div>'
+
+
+def _kinds_bar(k: int, parts: list[tuple[str, int]], scale: int) -> str:
+    """c_k as one bar of at most four parts, its parts summed by kind: what the eye compares across runs."""
+    kinds: dict[str, int] = {}
+    for label, n in parts:
+        kind = label if label in COLOURS or label.startswith("history") else (
+            "observations N(v_j)" if label.startswith("N") else "model steps v_j")
+        kinds[kind] = kinds.get(kind, 0) + n
+    segments = "".join(
+        f'<div title="{_e(kind)}: {n:,} tokens" style="width:{100 * n / scale:.2f}%;background:{_colour(kind)};'
+        f'height:12px"></div>' for kind, n in kinds.items()
+    )
+    return (f'<div title="c_{k} = {sum(kinds.values()):,} tokens" '
+            f'style="display:flex;width:100%;background:#eee;margin-bottom:2px">{segments}</div>')
+
+
+def _side_by_side(runs: dict[str, Run | Runs[Run]]) -> dict[str, Run]:
+    """`runs` with each `Runs` (from beside_reference) as the scripted reference's run, and yours beside it
+    when another model played: one label each."""
+    if not isinstance(runs, dict):
+        return runs
+    shown: dict[str, Run] = {}
+    for label, run in runs.items():
+        if not isinstance(run, Runs):
+            shown[label] = run
+        elif run.one_run:
+            shown[label] = run.reference
+        else:
+            shown[f"{label}, your model"] = run.yours
+            shown[f"{label}, {REFERENCE}"] = run.reference
+    return shown
 
 
 class Comparison:
@@ -174,9 +211,13 @@ class Comparison:
         return self.page
 
 
-def compare_runs(runs: dict[str, Run]) -> Comparison:
-    """Show runs side by side in a notebook: `compare_runs({"excerpt": a, "everything": b})`."""
-    return Comparison(runs)
+def compare_runs(runs: dict[str, Run | Runs[Run]]) -> Comparison:
+    """Show runs side by side in a notebook: `compare_runs({"excerpt": a, "everything": b})`.
+
+    A value may be what `beside_reference` returned: the scripted reference's run, with your
+    model's beside it when another model played.
+    """
+    return Comparison(_side_by_side(runs))
 
 
 class StepViewer:

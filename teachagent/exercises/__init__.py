@@ -16,8 +16,8 @@ says True cannot pass for a right answer.
 The reference solutions are not in
 the notebooks: `solution("2.1")` (reveal.py) shows one when the learner asks. The short
 conceptual questions at the end of each lesson are checked by `quiz("2.1", letter)`
-(quizzes.py). Each lesson's checks live in
-`teachagent.exercises.lessonN`, where `tests/` feeds them right, wrong and hostile answers.
+(quizzes.py), and a "predict, then run" by `guess_line` (guesses.py). Each lesson's checks live
+in `teachagent.exercises.lessonN`, where `tests/` feeds them right, wrong and hostile answers.
 """
 
 from .checks import (
@@ -35,6 +35,7 @@ from .checks import (
     text,
     whole,
 )
+from .guesses import guess_line
 from .quizzes import Question, quiz
 from .reveal import solution
 
@@ -47,6 +48,7 @@ __all__ = [
     "error_text",
     "expect",
     "filled",
+    "guess_line",
     "number",
     "numbers_in",
     "plain",

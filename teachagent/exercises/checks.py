@@ -143,7 +143,12 @@ def check(exercise: str, test: Callable[[], str]) -> None:
 
 
 def run_check(label: str, test: Callable[[], str]) -> str:
-    """The verdict line of `test`, without the label: "correct: …" or "not yet: …"."""
+    """The verdict line of `test`, without the label: "correct: …" or "not yet: …", on one line
+    whatever text of the learner's it quotes (an answer, an error message of several lines)."""
+    return " ".join(_verdict(test).split("\n"))
+
+
+def _verdict(test: Callable[[], str]) -> str:
     try:
         shown = test()
     except NotYet as problem:

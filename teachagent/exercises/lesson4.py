@@ -3,7 +3,6 @@
 4.1 `check_progress`: a function that reads how far a plan written in a reply has got.
 4.2 `check_smallest_limit`: the smallest `max_context_tokens` with which the trip agent still answers.
 4.3 `check_seat_finder`: a policy for a new session that finds a note in long-term memory with a tool.
-`stopped_before_first_call`: section 1's sentence on why a context limit let your model make no call at all.
 `QUIZ`: the key to the lesson's four quiz questions.
 
 Each check prints one line, "correct: ..." or "not yet: ..." (see `teachagent.exercises`).
@@ -20,11 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from ..agent import Agent, AgentError
-from ..base.display import shorten
-from ..budget import request_bytes
+from ..base.display import one_line, shorten
 from ..memory import MemoryStore, memory_tools
 from ..messages import Message, tool_exchanges
-from ..models import Model, Policy, ScriptedModel, is_scripted, own_count
+from ..models import Policy, ScriptedModel
 from ..plan import find_plan, write_plan
 from ..tools import Tool
 from ..trace import Run
@@ -38,23 +36,6 @@ REPLIES = [
     "Packing list: rain jacket.",
     "Plan:\n1. [x] book the train\n2. [X] book the hotel\n3. [ ] pack",
 ]
-
-
-def stopped_before_first_call(run: Run, model: Model, limit: int) -> str | None:
-    """Why `run`, made under `max_context_tokens=limit`, was stopped before its first call; None if it made one.
-
-    Before a model's first reply in a run, the agent cannot know how far that model's token
-    count runs above ours, so a model that cannot count for itself has its first context taken
-    at one token per byte of the request (`Budget.next_read`; each run starts this afresh).
-    """
-    if run.steps or run.outcome != "max_context_tokens" or is_scripted(model):
-        return None
-    if own_count(model, run.system, [Message("user", run.task)], run.tools) is not None:
-        return (f"your model's run made no call: the model's own count of its first context is over "
-                f"the limit of {limit} tokens")
-    read = request_bytes(run.system, [Message("user", run.task)], run.tools)
-    return (f"your model's run made no call: before a model's first reply in a run the agent cannot tell how it "
-            f"counts tokens, so it takes the first request at one token per byte, {read:,} bytes here, over the limit of {limit}")
 
 
 def _pair(got: Any) -> tuple[int, int] | None:
@@ -133,7 +114,8 @@ Any query whose results hold the seat note passes ("window", "seat"), as the sta
             for note in OTHER_NOTES:
                 other.save(note)
             _seat_session(seat_finder, other)
-        return f"a new session searched long-term memory and answered: {answer}"
+        # the answer on one line, however many it was written on: a verdict is one line
+        return f"a new session searched long-term memory and answered: {one_line(answer, 200)}"
 
     check("4.3", test)
 
@@ -173,22 +155,22 @@ def _seat_session(seat_finder: Callable[[list[Message]], Any], store: MemoryStor
 
 QUIZ = {
     "4.1": Question(
-        answer="b",
+        answer="c",
         right="a session's context is gone when it stops; the next one starts from a fresh c₁, and only a tool "
               "result or text our code puts into c₁ can carry anything over",
         wrong={
             "a": "the Agent object starts every run from a new c₁ (system prompt, tools, task); it sends nothing "
                  "of an earlier session",
-            "c": "the plan was text inside Monday's context, and that context ended with Monday's session",
+            "b": "the plan was text inside Monday's context, and that context ended with Monday's session",
         },
     ),
     "4.2": Question(
-        answer="c",
+        answer="a",
         right="the loop never parses the plan; a tick is a claim in the model's text, and only the tool results "
               "show what was really done (the scripted boaster in section 2)",
         wrong={
-            "a": "the loop runs whatever tool calls a step makes and never compares them with the plan",
-            "b": "find_plan only reads the marks; it cannot know what was read, and it raises nothing",
+            "b": "the loop runs whatever tool calls a step makes and never compares them with the plan",
+            "c": "find_plan only reads the marks; it cannot know what was read, and it raises nothing",
         },
     ),
     "4.3": Question(
@@ -201,13 +183,13 @@ QUIZ = {
         },
     ),
     "4.4": Question(
-        answer="b",
+        answer="c",
         right="each sub-agent read its report in its own session, and that Z is counted too; in the scripted "
               "reference the main agent's context only ever held their one-line answers",
         wrong={
-            "a": "a sub-agent is a model reading a context like any other: section 4 prints the Z of the scripted "
-                 "reference's sub-agents",
-            "c": "only a sub-agent's final answer comes back, as a tool result; its context is never appended",
+            "a": "a sub-agent is a model reading a context like any other: section 4 prints the Z of the "
+                 "sub-agents beside the main agent's",
+            "b": "only a sub-agent's final answer comes back, as a tool result; its context is never appended",
         },
     ),
 }

@@ -128,12 +128,12 @@ def check_js(js: Callable[[float, float], Any]) -> None:
 
 QUIZ = {
     "5.1": Question(
-        answer="b",
-        right="D_KL averages log-ratios with the first distribution's probabilities as weights; swap the "
-              "arguments and both the weights and the ratios change, and nothing makes them cancel",
+        answer="a",
+        right="D_KL averages the log-ratios with the first distribution's probabilities as weights: 0.7 and 0.3 one "
+              "way, 0.5 and 0.5 the other, while each ratio turns over; nothing makes the two changes cancel",
         wrong={
-            "a": "the ratios do turn upside down, but the weights change too: with the weights fixed, the "
-                 "sum would only change sign, and D_KL is never negative",
+            "b": "the ratios do turn over, but the weights change too: with the weights fixed, the sum would "
+                 "only change sign, and D_KL is never negative",
             "c": "the difference is in the formula: section 1 computes both orders with math.log2, no calculator involved",
         },
     ),
@@ -157,10 +157,10 @@ QUIZ = {
     ),
     "5.4": Question(
         answer="a",
-        right="the handler can only mark where the text came from; the gullible scripted reader of section 7 "
+        right="the handler can only mark where the text came from; the gullible scripted reader of section 6 "
               "shows a model that obeys it all the same",
         wrong={
-            "b": "nothing in a tool_result stops a model from following it: section 7's gullible reader does",
+            "b": "nothing in a tool_result stops a model from following it: section 6's gullible reader does",
             "c": "the calculator only evaluates the expressions it is given; it never sees the conclusion",
         },
     ),

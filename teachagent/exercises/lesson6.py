@@ -106,24 +106,25 @@ def tripled(K: int) -> float:
 
 QUIZ = {
     "6.1": Question(
-        answer="c",
+        answer="b",
         right=f"with c₁ small, Z ≈ d K(K−1)/2, about d K²/2 for a long run, and (3K)² = 9 K²; a short run "
               f"gains more than that, 3(3K−1)/(K−1): {tripled(2):g} at K = 2, {tripled(5):g} at K = 5",
         wrong={"a": "that would hold if every call read the same context; here each call also rereads all the earlier steps",
-               "b": "tripling the calls also triples the context the last calls read, so the tokens grow about "
+               "c": "tripling the calls also triples the context the last calls read, so the tokens grow about "
                     "3 × 3 = 9 times, not 3 × 2"},
     ),
     "6.2": Question(
-        answer="b",
+        answer="a",
         right="caching leaves every c_k as it was; the repeated prefix is billed at the cache-read rate, a tenth or less",
-        wrong={"a": "the model still reads its whole context at every call; the cache changes what a token costs, not how many",
+        wrong={"b": "the model still reads its whole context at every call; the cache changes what a token costs, not how many",
                "c": "the context grows exactly as before: caching is a billing and speed matter, not a change to c_k"},
     ),
     "6.3": Question(
-        answer="b",
+        answer="c",
         right="the main agent is still a loop whose context grows each call, so its Z stays quadratic, with a much smaller d",
         wrong={"a": "the main context still grows by each helper's report; only the helpers' separate runs add up linearly",
-               "c": "each helper starts from a fresh, short context and reads one article: their total grows linearly"},
+               "b": "each helper starts from a fresh, short context and reads one article: their total grows linearly, "
+                    "and the main agent's context still grows"},
     ),
     "6.4": Question(
         answer="b",

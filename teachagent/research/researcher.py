@@ -12,7 +12,7 @@ follows from those two numbers: different numbers mean "not symmetric, so not a
 distance"; equal ones mean this example shows no asymmetry. What is scripted in advance:
 the question's two distributions, the formula for them, the list of article ids (which
 the system prompt also shows), and the wording of the answer, including the sentence
-that explains why the two directions differ.
+that explains why the two directions differ (each order's weights, named by their numbers).
 """
 
 from __future__ import annotations
@@ -97,8 +97,8 @@ def _answer(messages: list[Message], sources: list[str]) -> str:
     return (
         f"No. The KL divergence is not a distance (not a metric), because it is not symmetric: "
         f"D_KL({P}‖{Q}) = {shown[0]} bits but D_KL({Q}‖{P}) = {shown[1]} bits. "
-        "Whichever distribution comes first supplies the weights of the average, so the two orders weigh "
-        f"the log-ratios differently; a metric would give one value for both orders{triangle}."
+        f"The first averages the two log-ratios with the weights {P:g} and {1 - P:g}, the second with "
+        f"{Q:g} and {1 - Q:g}; a metric would give one value for both orders{triangle}."
         f"{sources_line}"
     )
 
