@@ -23,10 +23,11 @@ from teachagent.agent import Agent
 from teachagent.base.schema import input_validator
 from teachagent.cost import PRICES
 from teachagent.dispatch import Dispatcher
-from teachagent.messages import Message, Usage
-from teachagent.models import ScriptedModel, call
+from teachagent.messages import Message
+from teachagent.scripted import ScriptedModel, call
 from teachagent.tokens import context_tokens
 from teachagent.tools import tool
+from teachagent.usage import Usage
 
 KS = (10, 100, 1000)
 ROUNDS = 7

@@ -12,7 +12,8 @@ import statistics
 import time
 from collections.abc import Callable
 
-from teachagent.messages import Response, Text, ToolCall, Usage
+from teachagent.messages import Response, Text, ToolCall
+from teachagent.usage import Usage
 
 Row = tuple[str, str, float, "float | None", str]
 

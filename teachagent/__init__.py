@@ -22,25 +22,27 @@ from typing import Any
 LESSONS: dict[str, dict[str, str]] = {
     "lesson 1: a bare chat with a stateless model": {
         "claude": "Claude",
-        "messages": "STOP_REASONS STOPS Message RedactedThinking Response StopReason Text Thinking "
-                    "ToolCall ToolResult Usage latest_results show tool_exchanges",
-        "models": "Model ScriptedModel ScriptExhausted call is_scripted",
+        "messages": "STOP_REASONS STOPS Message Response StopReason Text ToolCall ToolResult show",
+        "thinking": "RedactedThinking Thinking",
+        "usage": "Usage",
+        "models": "Model is_scripted",
+        "scripted": "ScriptedModel ScriptExhausted call latest_results tool_exchanges",
         "openai_compatible": "OpenAICompatible",
         "course.modes": "select_model",
-        "course.reference": "Runs answered beside beside_reference compare_line describe show_beside undefined_because",
-        "trace": "is_answer",
+        "course.reference": "Runs beside beside_reference compare_line describe show_beside undefined_because",
+        "trace": "says_something",
         "base.display": "grouped plural",
         "tokens": "context_tokens count_tokens message_tokens tools_tokens",
     },
     "lesson 2: tools": {
-        "messages": "messages_api_request=request_body",
+        "requests": "messages_api_request=request_body",
         "dispatch": "Dispatcher",
         "openai_compatible": "chat_request",
         "course.local": "json_tools_request",
         "tools": "Tool read_file_tool tool",
         "answers": "AnswerForm",
         "agent": "no_tools_after_a_result",
-        "models": "ScriptBreaksToolChoice",
+        "scripted": "ScriptBreaksToolChoice",
     },
     "lesson 3: the agent loop, its record, and you as the model": {
         "agent": "Agent AgentError",
@@ -53,7 +55,7 @@ LESSONS: dict[str, dict[str, str]] = {
     },
     "lesson 4: memory": {
         "memory": "MemoryStore memory_tools",
-        "models": "PromptTooLong",
+        "base.errors": "PromptTooLong",
         "plan": "find_plan write_plan",
         "window": "WithWindow",
         "course.viz": "compare_runs",

@@ -40,10 +40,11 @@ from .base.formats import FormatError, writable
 from .course.modes import MODES, RECORD_FROM, select_model
 from .course.replay import CassetteError, Recorder, ended_by
 from .human import WHOLE_PAGE, HumanModel, example_call
-from .messages import Thinking
-from .models import Model, ScriptedModel
+from .models import Model
 from .research.corpus import Library
 from .research.researcher import QUESTION, STRATEGIES, research_agent
+from .scripted import ScriptedModel
+from .thinking import Thinking
 from .tokens import count_tokens
 from .trace import OUTCOMES, Run, Step
 
@@ -230,7 +231,7 @@ def research_main(argv: list[str]) -> int:
     agent = research_agent(args.strategy, model=model, library=library, max_steps=args.max_steps,
                            on_step=None if args.human else print_step)
     if args.human:
-        examples = "; ".join(example_call(spec) for spec in agent.dispatcher.specs)
+        examples = "; ".join(example_call(spec) for spec in agent.specs)
         print("[teachagent] you are the model: the first step shows the whole page the model reads, later steps "
               f"only what is new ({WHOLE_PAGE} shows it all). Reply with text for a final answer, or with one line "
               f"per tool call: {examples}. Ctrl-D stops.")

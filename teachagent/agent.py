@@ -3,30 +3,41 @@
 An agent is a model in a loop with tools. For k = 1, 2, ... up to a step budget:
 the model reads the context c_k and writes a step v_k; if v_k is a final answer the run
 stops; otherwise the handler runs the tool calls in v_k and the results N(v_k) are
-appended, giving c_{k+1}. That is all of it; `Agent.run` below is that loop, with each
-of the API's stop reasons handled on purpose.
+appended, giving c_{k+1}. That is all of it; `Agent.run` below is that loop, and what it
+does after each reply is the reply's row of `messages.STOPS`: run the calls and go on,
+resume, take the answer, or end. A reply that is cut off or refused ends the run with no
+answer; so does a final reply that says nothing, or breaks the answer's form.
+
+What guards the loop sits at its two seams, below it in `base/`: the reply a model returns
+is checked and copied by `checked_reply` (base/replies.py), and each tool call is run by
+the dispatcher through `run_tool` (base/tool_runs.py). Whatever else fails (counting, the
+model call itself, a compaction, the learner's `on_step`) ends the run as an `AgentError`
+saying where, with the run's record kept (`failing`, base/errors.py).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
 from .answers import AnswerForm
 from .base.display import shorten
-from .base.errors import RaisedFrom, SettingError, check_number, exception_text
-from .budget import Budget, Pricing
-from .dispatch import Approver, Dispatcher, ask_in_terminal
-from .messages import MAX_TOKENS, STOPS, Message, Response, StopReason, ToolChoice, ToolResult, check_tool_choice, checked_reply
+from .base.errors import SettingError, ShortIfCourseCause, check_number, failing
+from .base.replies import checked_reply
+from .budget import Budget, Pricing, check_limits
+from .dispatch import Approver, Dispatcher, ask_in_terminal, checked_tools
+from .messages import MAX_TOKENS, STOPS, Message, Response, StopReason, ToolResult
 from .models import Model, call_model, is_scripted
+from .requests import ToolChoice, check_tool_choice
 from .tokens import context_tokens, message_tokens
 from .tools import Tool
-from .trace import Run, Step
+from .trace import Outcome, Run, Step, says_something
 
 # Stop reasons after which the model's text is its final answer (messages.STOPS says what each does).
-FINAL: tuple[StopReason, ...] = tuple(reason for reason, (move, _) in STOPS.items() if move == "answer")
+FINAL: tuple[StopReason, ...] = tuple(reason for reason, stop in STOPS.items() if stop.move == "answer")
 MAX_STEPS = 1_000_000  # the largest step budget: more is a typo, not a budget
 
 
@@ -47,8 +58,9 @@ def checked_form(form: object) -> AnswerForm | None:
                        f"got {shorten(repr(form), 80)}")
 
 
-class AgentError(RaisedFrom, RuntimeError):
-    """A model call failed mid-run. The partial record is kept in `.run`; one line in Jupyter when a learner's error caused it."""
+class AgentError(ShortIfCourseCause, RuntimeError):
+    """A run failed mid-way (its model call, say). The partial record is kept in `.run`; one line in Jupyter when a
+    learner's error caused it."""
 
     def __init__(self, message: str, run: Run) -> None:
         super().__init__(message)
@@ -65,12 +77,23 @@ def grow(messages: list[Message], response: Response, results: list[ToolResult])
     return added
 
 
-def record(run: Run, step: Step) -> None:
-    """Add `step` to the run, with a note for each block of a kind teachagent does not know (kept as it came)."""
-    run.steps.append(step)
-    for block in step.response.unknown_blocks:
-        run.notes.append(f"step {step.index}: the model wrote a {block.type!r} block, which teachagent does not know; "
-                         "it was kept in the history and sent back unchanged")
+def ending(response: Response, results: list[ToolResult], form: AnswerForm | None) -> tuple[Outcome, str | None] | None:
+    """How the run ends after `response`, or None if it goes on: its outcome, and its answer (or, for a final reply
+    that is no answer, why not).
+
+    A reply whose move is "continue" goes on if its calls ran; one that asked for results
+    but wrote no call ends with its stop reason. A final reply is the answer only if it says
+    something and keeps the answer's form.
+    """
+    move = STOPS[response.stop_reason].move
+    if move == "resume" or (move == "continue" and results):
+        return None
+    if move != "answer":
+        return response.stop_reason, None
+    if not says_something(response.text):
+        return "empty_answer", f"it says nothing: {response.text[:40]!r}"
+    broken = form.problem(response.text) if form else None
+    return ("off_form", broken) if broken else ("answer", response.text)
 
 
 @dataclass(repr=False)
@@ -112,30 +135,30 @@ class Agent:
     runs: list[Run] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
+        """Everything the agent is given is checked now, once, rather than at its first run."""
         check_number("max_steps", self.max_steps, whole=True, at_least=1, at_most=MAX_STEPS)
         check_number("max_tokens", self.max_tokens, whole=True, at_least=1, at_most=1_000_000)
-        self.budget()  # a budget it cannot take is refused now, not at the first run
-        specs = Dispatcher(self.tools, self.approve).specs  # an approve that is no function is refused here, not at the first run
+        check_limits(self.max_context_tokens, self.max_input_tokens, self.max_dollars, self.price)
+        checked_tools(self.tools, self.approve)
         if not callable(self.tool_choice):
-            check_tool_choice(self.tool_choice, specs)
+            check_tool_choice(self.tool_choice, self.specs)
         if not callable(self.answer_form):
             checked_form(self.answer_form)
-
-    def budget(self) -> Budget:
-        """A fresh `Budget` for one run, from this agent's limits (budget.py)."""
-        return Budget(self.max_context_tokens, self.max_input_tokens, self.max_dollars, self.price, self.max_tokens)
 
     def __setattr__(self, name: str, value: Any) -> None:
         """`agent.tools = ...` keeps a list of the tools, checked now: a generator is read once, not used up by a run."""
         if name == "tools":
-            value = list(value)
-            Dispatcher(value)  # a bad tool or two tools of one name: refused here, not at the next run
+            value = checked_tools(value)
         super().__setattr__(name, value)
 
     @property
-    def dispatcher(self) -> Dispatcher:
-        """The handler for the tools as they are now; each run makes its own, so a change counts from the next run."""
-        return Dispatcher(self.tools, self.approve)
+    def specs(self) -> list[dict[str, Any]]:
+        """What the model is told of the tools, as a run starting now would tell it."""
+        return [t.spec for t in self.tools]
+
+    def budget(self) -> Budget:
+        """A fresh `Budget` for one run, from this agent's limits (budget.py)."""
+        return Budget(self.max_context_tokens, self.max_input_tokens, self.max_dollars, self.price, self.max_tokens)
 
     def asks(self, run: Run, specs: list[dict[str, Any]]) -> tuple[ToolChoice, AnswerForm | None]:
         """What the next call asks of the model: its tool_choice and answer form, each as given or as the
@@ -149,51 +172,47 @@ class Agent:
 
     def run(self, task: str) -> Run:
         """Run the loop on `task` until a final answer, a stop, or the step budget."""
-        handler, budget = self.dispatcher, self.budget()
-        specs = handler.specs
-        run = Run(task, self.model.name, self.system, specs, scripted=is_scripted(self.model))
+        handler, budget = Dispatcher(self.tools, self.approve), self.budget()  # this run's: a change counts from the next
+        run = Run(task, self.model.name, self.system, handler.specs, scripted=is_scripted(self.model))
         self.runs.append(run)
-        messages = [Message("user", task)]
-        c_k = context_tokens(self.system, messages, specs)  # then grown step by step, recounted only after a compaction
-        try:  # whatever fails (a model call, counting, the learner's on_step) ends the run, its record kept
-            for k in range(1, self.max_steps + 1):
-                doing = "counting the context before step {k} failed"
-                if broken := budget.broken_by(budget.next_read(self.model, self.system, messages, specs, c_k)):
-                    run.outcome = broken
-                    return run
-                doing = "choosing the tool_choice and answer form of step {k} failed"
-                choice, form = self.asks(run, specs)
-                doing, started = "the model call at step {k} failed", time.perf_counter()
-                response = checked_reply(call_model(self.model, self.system, messages, specs, self.max_tokens, choice, form))
-                results = [handler(call) for call in response.tool_calls] if response.stop_reason == "tool_use" else []
-                record(run, Step(k, c_k, response, results, time.perf_counter() - started))
-                budget.add(c_k, response.usage)
-                c_k += grow(messages, response, results)  # c_{k+1} = c_k + v_k + N(v_k)
-                if self.compact is not None:
-                    doing = "compacting the context after step {k} failed"
-                    messages = self.compact(messages)
-                    c_k = context_tokens(self.system, messages, specs)
-                doing = "on_step raised after step {k}"
-                if self.on_step:
-                    self.on_step(run.steps[-1], run)
+        messages = [Message("user", run.task)]
+        c_k = context_tokens(self.system, messages, handler.specs)  # c_1; then grown step by step
+        for k in range(1, self.max_steps + 1):
+            with self.failing(run, f"preparing the model call at step {k}"):
+                if broken := budget.broken_by(budget.next_read(self.model, self.system, messages, handler.specs, c_k)):
+                    return run.ended(broken)
+                choice, form = self.asks(run, handler.specs)
+            started = time.perf_counter()
+            with self.failing(run, f"the model call at step {k}"):
+                reply = call_model(self.model, self.system, messages, handler.specs, self.max_tokens, choice, form)
+                response = checked_reply(reply, Response)  # the model seam: a copy the model can no longer change
+            move = STOPS[response.stop_reason].move
+            results = [handler(call) for call in response.tool_calls] if move in ("continue", "resume") else []
+            run.add(Step(k, c_k, response, results, time.perf_counter() - started))
+            budget.add(c_k, response.usage)
+            c_k += grow(messages, response, results)  # c_{k+1} = c_k + v_k + N(v_k)
+            messages, c_k = self.after_step(run, messages, c_k, handler.specs)
+            if ended := ending(response, results, form):
+                return run.ended(*ended)  # with the answer, or a note on why the final reply is none
+        return run.ended("max_steps")
 
-                move = STOPS[response.stop_reason][0]  # continue, answer or end
-                if move == "answer" and form and (broken := form.problem(response.text)):
-                    run.notes.append(f"step {k}: the final reply is no answer: {broken}")
-                    run.outcome = "off_form"
-                    return run
-                if move == "answer":
-                    run.answer = response.text
-                if move != "continue" or (response.stop_reason == "tool_use" and not results):
-                    run.outcome = "answer" if move == "answer" else response.stop_reason
-                    return run
-        except KeyboardInterrupt:  # Ctrl-C is the learner's: it stops the run as it always does
-            raise
-        except BaseException as error:  # SystemExit or any other BaseException from a model or on_step, too
-            run.outcome = "error"
-            raise AgentError(f"{doing.format(k=k)}: {exception_text(error, limit=None)}", run) from error
-        run.outcome = "max_steps"
-        return run
+    def after_step(self, run: Run, messages: list[Message], c_k: int,
+                   specs: list[dict[str, Any]]) -> tuple[list[Message], int]:
+        """What follows each step: the compaction, if any (c_k then counted afresh), and `on_step`."""
+        k = len(run.steps)
+        if self.compact is not None:
+            with self.failing(run, f"compacting the context after step {k}"):
+                messages = self.compact(messages)
+                c_k = context_tokens(self.system, messages, specs)
+        if self.on_step:
+            with self.failing(run, f"on_step after step {k}"):
+                self.on_step(run.steps[-1], run)
+        return messages, c_k
+
+    @staticmethod
+    def failing(run: Run, what: str) -> AbstractContextManager[None]:
+        """A block whose failure ends `run` as an "error": an AgentError saying `what` failed, with the record kept."""
+        return failing(what, lambda message: AgentError(message, run.ended("error")))
 
     def as_tool(self, name: str, description: str) -> Tool:
         """This agent as a tool for another agent: a sub-agent.

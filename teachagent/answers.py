@@ -9,7 +9,7 @@ A model that can be *held* to the form is sent it too, so that it cannot write a
 else: the local model's grammar allows only answers of the form, an OpenAI-compatible
 server gets it as a structured-output request, Claude as its `output_config`. Those
 APIs want an object at the top, so the form travels wrapped as `{"answer": <the value>}`
-(`wire_schema`) and the adapter unwraps the reply (`messages.unwrapped_answer`): whoever
+(`wire_schema`) and the adapter unwraps the reply (`requests.unwrapped_answer`): whoever
 answered, the run's answer is the text itself.
 
 A string answer is its own text; any other value (a number, an object) is its JSON text.

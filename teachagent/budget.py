@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .base.errors import MOST_TOKENS, SettingError, check_number, shown_value
-from .messages import MAX_TOKENS, Message, Usage
+from .messages import MAX_TOKENS, Message
 from .models import Model, is_scripted, own_count
+from .usage import Usage
 
 LARGEST = {"max_context_tokens": MOST_TOKENS, "max_input_tokens": MOST_TOKENS, "max_dollars": 10**6}  # past these: a typo
 
@@ -56,6 +57,23 @@ def worst_call(price: Pricing, read: int, written: int) -> float:
     return max(price.dollars(usage) for usage in ways)
 
 
+def check_limits(max_context_tokens: int | None, max_input_tokens: int | None, max_dollars: float | None,
+                 price: Pricing | None) -> None:
+    """Refuse, in one line naming it, a limit no budget can keep, or a dollar budget without a price."""
+    for name, value in (("max_context_tokens", max_context_tokens), ("max_input_tokens", max_input_tokens),
+                        ("max_dollars", max_dollars)):
+        if value is not None:  # None: no such budget
+            check_number(name, value, at_least=0, at_most=LARGEST[name])
+    if price is not None and not callable(getattr(price, "dollars", None)):  # a model's name, say
+        raise SettingError(f"price must be a Price (from teachagent.cost), such as PRICES['claude-haiku-5-5'] for "
+                           f"Claude, or Price(input=..., output=..., cache_write=..., cache_read=...) in dollars per "
+                           f"million tokens; got {shown_value(price)}")
+    if max_dollars is not None and price is None:
+        raise SettingError("max_dollars needs a price: price=PRICES['claude-haiku-5-5'] for Claude, or for any other "
+                           "model price=Price(input=..., output=..., cache_write=..., cache_read=...) in dollars per "
+                           "million tokens (teachagent.cost)")
+
+
 @dataclass
 class Budget:
     """One run's budgets, and what its calls so far have read and cost (running totals: a check costs the same at any step)."""
@@ -72,17 +90,7 @@ class Budget:
     most_written: int = 0  # the longest reply the model reported
 
     def __post_init__(self) -> None:
-        for name, largest in LARGEST.items():
-            if getattr(self, name) is not None:  # None: no such budget
-                check_number(name, getattr(self, name), at_least=0, at_most=largest)
-        if self.price is not None and not callable(getattr(self.price, "dollars", None)):  # a model's name, say
-            raise SettingError(f"price must be a Price (from teachagent.cost), such as PRICES['claude-haiku-5-5'] for "
-                               f"Claude, or Price(input=..., output=..., cache_write=..., cache_read=...) in dollars per "
-                               f"million tokens; got {shown_value(self.price)}")
-        if self.max_dollars is not None and self.price is None:
-            raise SettingError("max_dollars needs a price: price=PRICES['claude-haiku-5-5'] for Claude, or for any other "
-                               "model price=Price(input=..., output=..., cache_write=..., cache_read=...) in dollars per "
-                               "million tokens (teachagent.cost)")
+        check_limits(self.max_context_tokens, self.max_input_tokens, self.max_dollars, self.price)
 
     def __repr__(self) -> str:
         set_ = {name: getattr(self, name) for name in LARGEST if getattr(self, name) is not None}

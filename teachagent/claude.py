@@ -11,8 +11,8 @@ too long"; it becomes `PromptTooLong`, the error a scripted model raises at its 
 
 The transport guards sit in teachagent/base/http.py, shared with `OpenAICompatible`: a
 total deadline per call, a bounded reply body, and an API key that reaches no output.
-The request it sends is `messages.request_body`, the Messages API's shape, which the
-message types own (a cassette records the same shape for any model).
+The request it sends is `requests.request_body`, the Messages API's shape (a cassette
+records the same shape for any model).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .base.errors import A_DAY, SettingError, check_number, checked_name
+from .base.errors import A_DAY, PromptTooLong, SettingError, check_number, checked_name
 from .base.http import (
     DEFAULT_TIMEOUT,
     IDENTITY,
@@ -43,23 +43,11 @@ from .base.http import (
     sent_field,
     usable,
 )
-from .messages import (
-    MAX_TOKENS,
-    STOP_REASONS,
-    Block,
-    Message,
-    OtherBlock,
-    RedactedThinking,
-    Response,
-    Text,
-    Thinking,
-    ToolCall,
-    ToolChoice,
-    Usage,
-    request_body,
-    unwrapped_answer,
-)
-from .models import Model, PromptTooLong
+from .messages import MAX_TOKENS, STOPS, Block, Message, Response, Text, ToolCall
+from .models import Model
+from .requests import ToolChoice, request_body, unwrapped_answer
+from .thinking import OtherBlock, RedactedThinking, Thinking
+from .usage import Usage
 
 if TYPE_CHECKING:
     from .answers import AnswerForm
@@ -166,8 +154,8 @@ def to_response(reply: Any, usage: Any = None) -> Response:
         raise UnexpectedReply(f"the API answered with something that is not a message: {str(reply)[:200]!r}")
     content = [block_of(block) for block in reply.content]
     stop = reply_text(reply.stop_reason, "stop_reason")
-    if stop not in STOP_REASONS:
-        raise UnexpectedReply(f"the reply has stop_reason {stop!r}, not one of {', '.join(STOP_REASONS)}")
+    if stop not in STOPS:
+        raise UnexpectedReply(f"the reply has stop_reason {stop!r}, not one of {', '.join(STOPS)}")
     u = usage if usage is not None else reply.usage
     counted = Usage(**{name: reply_count(sent_field(u, name), f"usage.{name}") for name in Usage().to_dict()})
     return Response(content, stop, counted, reply_text(reply.model, "model"))

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from .base.display import shorten
 from .base.errors import MOST_TOKENS, SettingError, check_number
-from .messages import Usage
 from .trace import Run
+from .usage import Usage
 
 
 @dataclass

@@ -5,7 +5,8 @@ returns the `ToolResult` that goes back to it. The model only ever writes a call
 dispatcher decides whether to run it. It runs the tool only when the name exists and
 the input matches the tool's JSON schema, and every way a call can fail (unknown tool,
 bad input, the tool raising, hanging, or returning something other than text) becomes
-an error result the model can read and act on. Nothing the model writes makes it raise.
+an error result the model can read and act on. Nothing the model writes makes it raise:
+what can go wrong while a tool runs is sorted out at the tool seam, base/tool_runs.py.
 
 A tool made with `ask_first=True` changes something, so a person decides: after its input
 has passed the schema, the dispatcher calls `approve(call)`, and only `True` runs it. The
@@ -17,20 +18,16 @@ None): it is guarded like a tool, the call is not run, and the result says why.
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from .base.display import one_line, shorten
-from .base.errors import SettingError, exception_text, shown_value
+from .base.errors import SettingError
 from .base.schema import input_validator
-from .base.timelimit import call_within
+from .base.tool_runs import refusal, run_tool
 from .messages import ToolCall, ToolResult
 from .tools import Tool, check_timeout
-
-MAX_PROBLEMS = 10  # schema errors listed in one result; enough to fix a call, short enough to read
-MAX_PROBLEM_CHARS = 300  # a problem line quotes the bad value, which may be huge
 
 Approver = Callable[[ToolCall], bool]  # asked before an ask_first tool runs: True runs it, False does not
 
@@ -50,6 +47,32 @@ def ask_in_terminal(call: ToolCall) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
+def checked_tools(tools: Iterable[Tool], approve: Approver = ask_in_terminal, schemas: bool = True) -> list[Tool]:
+    """`tools` as a list, if a dispatcher can run them with `approve`; else one error saying which tool is wrong and how.
+    (`schemas=False`: their input schemas are left to the caller, who builds their validators anyway.)"""
+    if not callable(approve):
+        raise SettingError(f"approve must be a function of a ToolCall returning True or False, got {shorten(repr(approve), 100)}")
+    tools, names = list(tools), set()
+    for t in tools:
+        if not isinstance(t, Tool):
+            raise TypeError(f"Dispatcher takes Tool objects (make one with @tool), got {t!r}")
+        if t.name in names:
+            raise SettingError(f"two tools are named {t.name!r}; the model calls tools by name, so names must differ")
+        names.add(t.name)
+        if schemas:
+            validator(t.name, t.input_schema)
+        check_timeout(t.name, t.timeout)  # again: a Tool's fields can be changed after it was made
+    return tools
+
+
+def validator(name: str, schema: dict[str, Any]) -> Any:
+    """jsonschema's validator for tool `name`'s input (checked once per schema, then kept); a bad schema named."""
+    try:
+        return input_validator(schema)
+    except ValueError as exc:
+        raise ValueError(f"tool {name!r} has an invalid input_schema: {exc}") from exc
+
+
 class Dispatcher:
     """Runs tool calls against a fixed set of tools, turning every failure into a ToolResult.
 
@@ -57,26 +80,10 @@ class Dispatcher:
     """
 
     def __init__(self, tools: Iterable[Tool], approve: Approver = ask_in_terminal) -> None:
-        if not callable(approve):
-            raise SettingError("approve must be a function of a ToolCall returning True or False, "
-                               f"got {shorten(repr(approve), 100)}")
         self.approve = approve
-        self._tools: dict[str, Tool] = {}
-        self._validators: dict[str, Any] = {}  # one per tool, built once
-        self.specs: list[dict[str, Any]] = []  # what the model is told of the tools, in the order given: fixed for a run
-        for t in tools:
-            if not isinstance(t, Tool):
-                raise TypeError(f"Dispatcher takes Tool objects (make one with @tool), got {t!r}")
-            if t.name in self._tools:
-                raise SettingError(f"two tools are named {t.name!r}; the model calls tools by name, so names must differ")
-            spec = t.spec  # read once: a tool's choices may change between runs, never within one
-            try:
-                self._validators[t.name] = input_validator(spec["input_schema"])  # checked once per schema
-            except ValueError as exc:
-                raise ValueError(f"tool {t.name!r} has an invalid input_schema: {exc}") from exc
-            check_timeout(t.name, t.timeout)  # again: a Tool's fields can be changed after it was made
-            self._tools[t.name] = t
-            self.specs.append(spec)
+        self._tools = {t.name: t for t in checked_tools(tools, approve, schemas=False)}
+        self.specs = [t.spec for t in self._tools.values()]  # read once: a tool's choices may change between runs, not within one
+        self._validators = {spec["name"]: validator(spec["name"], spec["input_schema"]) for spec in self.specs}
 
     @property
     def names(self) -> list[str]:
@@ -105,83 +112,6 @@ class Dispatcher:
         if not isinstance(tool_input, dict):
             return error(f"the input to {name!r} must be a JSON object, got {type(tool_input).__name__}")
 
-        asked = (lambda: self._refused(call)) if tool.ask_first else None
-        content, is_error = _run(tool, self._validators[tool.name], tool_input, asked)
+        ask = (lambda: refusal(self.approve, call, tool.name)) if tool.ask_first else None
+        content, is_error = run_tool(tool.name, tool.fn, tool_input, tool.timeout, self._validators[tool.name], ask)
         return ToolResult(call_id, content, is_error)
-
-    def _refused(self, call: ToolCall) -> str | None:
-        """None if `approve` said True of this call; else why it is not run, for the model to read.
-
-        `approve` is guarded as a tool is: one that raises, or answers anything but True or
-        False, refuses the call, and the run goes on. Ctrl-C is the learner's, and still stops it.
-        """
-        try:
-            said = self.approve(call)
-        except KeyboardInterrupt:
-            raise
-        except BaseException as error:
-            return f"approve raised {exception_text(error)}, so this call to {call.name!r} was not run"
-        if said is True:
-            return None
-        if said is False:
-            return f"the user did not approve this call to {call.name!r}, so it was not run"
-        return (f"approve must answer True or False, and answered {shown_value(said)}, so this call to "
-                f"{call.name!r} was not run")
-
-
-class _BadInput(Exception):
-    """The input failed the tool's schema: `problems` lists the first few ways."""
-
-    def __init__(self, problems: list[str]) -> None:
-        self.problems = problems
-
-
-def _run(tool: Tool, validator: Any, tool_input: dict[str, Any], asked: Callable[[], str | None] | None) -> tuple[str, bool]:
-    """Check `tool_input` against the schema and run `tool` on it; return (content, is_error).
-
-    The check runs inside the time limit too (a million-item input takes seconds to check),
-    and stops at the first few problems. With a timeout we stop waiting when the time is up
-    (base/timelimit.py). `asked`, for an ask_first tool, is called between the check and the
-    run, outside the time limit: a person is asked only about input that would run, and may
-    take their time; it gives why the call is not run, or None to run it. A tool that calls
-    `sys.exit` is reported like one that raises; Ctrl-C (KeyboardInterrupt) is the learner's,
-    so it still stops the run.
-    """
-
-    def check() -> None:
-        found = itertools.islice(validator.iter_errors(tool_input), MAX_PROBLEMS + 1)
-        problems = [shorten(f"input{e.json_path[1:]}: {e.message}", MAX_PROBLEM_CHARS) for e in found]
-        if problems:
-            raise _BadInput(problems)
-
-    def checked_then_run() -> Any:
-        check()
-        return tool.fn(**tool_input)
-
-    if asked is None:
-        outcome = call_within(checked_then_run, tool.timeout, {})
-    else:
-        outcome = call_within(check, tool.timeout, {})
-        if outcome is not None and outcome[0]:
-            refused = asked()
-            if refused is not None:
-                return refused, True
-            outcome = call_within(tool.fn, tool.timeout, tool_input)
-    if outcome is None:
-        return f"tool {tool.name!r} did not finish within {tool.timeout:g} s", True
-    returned, value = outcome
-    if isinstance(value, KeyboardInterrupt):
-        raise value
-    if isinstance(value, _BadInput):
-        problems = value.problems
-        if len(problems) > MAX_PROBLEMS:
-            problems[MAX_PROBLEMS:] = ["... and more problems"]
-        listing = "\n".join(f"- {p}" for p in problems)
-        return f"the input does not match the schema of tool {tool.name!r}; it was not run:\n{listing}", True
-    if isinstance(value, SystemExit):
-        return f"tool {tool.name!r} tried to end the program (sys.exit({value.code!r})); it was stopped", True
-    if not returned:  # the model reads what went wrong, not a traceback, even when the message cannot be read
-        return exception_text(value, limit=None), True
-    if not isinstance(value, str):
-        return f"tool {tool.name!r} returned {type(value).__name__}, not str; a tool must return text", True
-    return str.__str__(value), False  # a plain str: a subclass's own len or hash could raise later

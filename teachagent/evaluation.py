@@ -56,7 +56,7 @@ class EvalTask:
     def judged(self, run: Run) -> tuple[bool, str]:
         """Whether the run passed, and why not when the checker could not say (it raised, or answered neither
         True nor False); a run that did not answer fails with no reason beyond its outcome."""
-        if not run.answered:  # trace.is_answer: outcome 'answer' and a reply that says something
+        if not run.answered:
             return False, ""
         try:
             said = self.check(run.answer or "")
@@ -115,7 +115,7 @@ class Evaluation:
         lines = [f"{self.label}:"]
         for result in self.results:
             verdict = "passed" if result.passed else "failed"
-            ending = "said nothing" if result.run.said_nothing else result.run.outcome
+            ending = result.run.outcome
             why = f"  ({one_line(result.reason)})" if result.reason else ""
             lines.append(f"  {result.task.name:{width}}  {verdict}  {ending:14} "
                          f"K = {len(result.run.steps):2d}  Z = {result.run.Z:6,}{why}")

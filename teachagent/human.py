@@ -34,22 +34,11 @@ from typing import TYPE_CHECKING, Any
 from .base.display import terminal_text
 from .base.errors import CourseError
 from .base.formats import unstorable
-from .messages import (
-    MAX_TOKENS,
-    Block,
-    Message,
-    Response,
-    StopReason,
-    Text,
-    ToolCall,
-    ToolChoice,
-    ToolResult,
-    Usage,
-    check_tool_choice,
-    tool_choice_problem,
-)
+from .messages import MAX_TOKENS, Block, Message, Response, StopReason, Text, ToolCall, ToolResult
 from .models import Model
+from .requests import ToolChoice, check_tool_choice, tool_choice_problem
 from .tokens import block_tokens, context_tokens
+from .usage import Usage
 
 if TYPE_CHECKING:
     from .answers import AnswerForm

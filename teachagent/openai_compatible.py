@@ -44,7 +44,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .base.display import one_line
-from .base.errors import A_DAY, SettingError, check_number, type_name
+from .base.errors import A_DAY, PromptTooLong, SettingError, check_number, type_name
 from .base.http import (
     DEFAULT_TIMEOUT,
     IDENTITY,
@@ -62,21 +62,10 @@ from .base.http import (
     sent_field,
     usable,
 )
-from .messages import (
-    MAX_TOKENS,
-    Block,
-    Message,
-    Response,
-    StopReason,
-    Text,
-    ToolCall,
-    ToolChoice,
-    ToolResult,
-    Usage,
-    check_tool_choice,
-    unwrapped_answer,
-)
-from .models import Model, PromptTooLong
+from .messages import MAX_TOKENS, Block, Message, Response, StopReason, Text, ToolCall, ToolResult
+from .models import Model
+from .requests import ToolChoice, check_tool_choice, unwrapped_answer
+from .usage import Usage
 
 if TYPE_CHECKING:
     from .answers import AnswerForm

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from .base.errors import SettingError, check_number
 from .messages import Message
-from .models import Reply, ScriptedModel, ScriptStep
+from .scripted import Reply, ScriptedModel, ScriptStep
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from .agent import Agent
 from .base.errors import check_number
-from .messages import Message, Text, tool_exchanges
-from .models import Reply, ScriptedModel, call
+from .messages import Message, Text
 from .reliability import step_success
+from .scripted import Reply, ScriptedModel, call, tool_exchanges
 from .tools import tool
 
 

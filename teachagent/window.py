@@ -16,11 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .base.errors import check_number
+from .base.errors import PromptTooLong, check_number
 from .base.growing import GrowingCount
-from .messages import MAX_TOKENS, Message, Response, ToolChoice, Usage
-from .models import Model, PromptTooLong, call_model, is_scripted
+from .messages import MAX_TOKENS, Message, Response
+from .models import Model, call_model, is_scripted
+from .requests import ToolChoice
 from .tokens import context_tokens, message_tokens
+from .usage import Usage
 
 if TYPE_CHECKING:
     from .answers import AnswerForm

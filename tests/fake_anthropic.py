@@ -143,7 +143,7 @@ def policy_server(policies: list) -> Callable[[dict], Reply]:
     policy's reply is sent back in the Messages API's shape, so it goes through the real SDK.
     """
     from teachagent.messages import Message
-    from teachagent.models import ScriptedModel
+    from teachagent.scripted import ScriptedModel
 
     turn: dict[str, Any] = {"policy": None, "next": 0}
 

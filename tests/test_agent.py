@@ -7,11 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from teachagent.agent import Agent, AgentError
-from teachagent.messages import STOP_REASONS, STOPS, Message, Response, Text, ToolCall, ToolResult, Usage, latest_results
-from teachagent.models import PromptTooLong, ScriptedModel, call
+from teachagent.base.errors import PromptTooLong
+from teachagent.messages import STOP_REASONS, STOPS, Message, Response, Stop, Text, ToolCall, ToolResult
+from teachagent.scripted import ScriptedModel, call, latest_results
 from teachagent.tokens import context_tokens
 from teachagent.tools import tool
 from teachagent.trace import OUTCOMES, Run
+from teachagent.usage import Usage
 from teachagent.window import WithWindow
 
 
@@ -145,7 +147,7 @@ def test_an_on_step_that_raises_ends_the_run_as_an_agent_error_that_keeps_it():
             raise KeyError("a typo in my own hook")
 
     agent_ = agent([call("add", a=1, b=1), call("add", a=2, b=2), "4"], on_step=watcher)
-    with pytest.raises(AgentError, match="on_step raised after step 2: KeyError") as caught:
+    with pytest.raises(AgentError, match="on_step after step 2 failed: KeyError") as caught:
         agent_.run("t")
     assert caught.value.run is agent_.runs[-1]
     assert caught.value.run.outcome == "error" and len(caught.value.run.steps) == 2
@@ -355,5 +357,15 @@ def test_the_loop_does_what_the_table_says_for_every_stop_reason(reason):
         assert (run.outcome, run.answer, len(run.steps)) == ("answer", "so far", 1)
     elif move == "end":  # the stop reason is the run's outcome, and the outcome says it in the table's words
         assert (run.outcome, run.answer, len(run.steps), OUTCOMES[reason]) == (reason, None, 1, words)
-    else:  # continue: the grown context goes back for another step
-        assert (move, run.outcome, run.answer, len(run.steps)) == ("continue", "answer", "done", 2)
+    else:  # continue or resume: the grown context goes back for another step
+        assert move in ("continue", "resume") and (run.outcome, run.answer, len(run.steps)) == ("answer", "done", 2)
+
+
+def test_a_new_stop_reason_is_one_row_and_a_continue_row_runs_its_calls(monkeypatch):
+    monkeypatch.setitem(STOPS, "interrupted", Stop("continue", "the server interrupted the turn; send it back to go on"))
+    run = agent([Response([ToolCall("", "add", {"a": 1, "b": 2})], "interrupted"), "done"]).run("t")
+    assert [s.response.stop_reason for s in run.steps] == ["interrupted", "end_turn"]
+    assert run.steps[0].results[0].content == "3" and (run.outcome, run.answer) == ("answer", "done")
+    monkeypatch.setitem(STOPS, "interrupted", Stop("end", "the server gave up on the turn"))
+    ended = agent([Response([Text("so far")], "interrupted")]).run("t")
+    assert (ended.outcome, ended.answer, len(ended.steps)) == ("interrupted", None, 1)

@@ -21,9 +21,10 @@ from teachagent.claude import Claude
 from teachagent.course.local import GrammarModel, grammar_step, json_tools_request
 from teachagent.course.replay import Player, Recorder
 from teachagent.dispatch import Dispatcher
-from teachagent.messages import Message, ToolCall, request_body, unwrapped_answer
-from teachagent.models import ScriptedModel, call
+from teachagent.messages import Message, ToolCall
 from teachagent.openai_compatible import OpenAICompatible
+from teachagent.requests import request_body, unwrapped_answer
+from teachagent.scripted import ScriptedModel, call
 from teachagent.tools import read_file_tool, tool
 from teachagent.trace import Run
 

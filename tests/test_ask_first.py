@@ -7,8 +7,8 @@ import pytest
 from teachagent.agent import Agent
 from teachagent.base.errors import SettingError
 from teachagent.dispatch import Dispatcher, ask_in_terminal
-from teachagent.messages import ToolCall, latest_results
-from teachagent.models import ScriptedModel, call
+from teachagent.messages import ToolCall
+from teachagent.scripted import ScriptedModel, call, latest_results
 from teachagent.tools import Tool, tool
 
 

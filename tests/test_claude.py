@@ -13,12 +13,14 @@ import pytest
 from fake_anthropic import RETRY_FAST, FakeAnthropic, error_body, message_body, text_block, tool_use_block
 
 from teachagent.agent import Agent, AgentError
+from teachagent.base.errors import PromptTooLong
 from teachagent.claude import DEFAULT_MODEL, Claude, MissingAPIKey, UnexpectedReply
 from teachagent.cost import PRICES
-from teachagent.messages import STOP_REASONS, Message, OtherBlock, Text, ToolCall, ToolResult, Usage
-from teachagent.models import PromptTooLong
+from teachagent.messages import STOP_REASONS, Message, Text, ToolCall, ToolResult
+from teachagent.thinking import OtherBlock
 from teachagent.tokens import count_tokens
 from teachagent.tools import Tool
+from teachagent.usage import Usage
 
 HELLO = [Message("user", "Hello")]
 

@@ -7,13 +7,13 @@ import pytest
 from teachagent.agent import Agent, AgentError
 from teachagent.base.errors import SettingError
 from teachagent.compaction import Compaction, is_compacted
-from teachagent.messages import Message, ToolCall, ToolResult, tool_exchanges
-from teachagent.models import ScriptedModel, call
+from teachagent.course.viz import composition
+from teachagent.messages import Message, ToolCall, ToolResult
 from teachagent.research.corpus import Library
 from teachagent.research.researcher import QUESTION, research_agent
+from teachagent.scripted import ScriptedModel, call, tool_exchanges
 from teachagent.tokens import context_tokens, count_tokens
 from teachagent.tools import tool
-from teachagent.trace import composition
 
 LONG = "a long result " * 200
 

@@ -30,11 +30,12 @@ from teachagent.cost import (
     run_cost,
 )
 from teachagent.course.plots import plot_cumulative, plot_growth
-from teachagent.messages import Message, Response, Text, ToolCall, Usage
-from teachagent.models import ScriptedModel, call
+from teachagent.messages import Message, Response, Text, ToolCall
+from teachagent.scripted import ScriptedModel, call
 from teachagent.tokens import block_tokens, context_tokens, count_tokens
 from teachagent.tools import tool
 from teachagent.trace import Run, Step
+from teachagent.usage import Usage
 
 # Deterministic, no example database written to disk, no per-example deadline.
 PROPERTY = settings(derandomize=True, database=None, deadline=None, max_examples=200)

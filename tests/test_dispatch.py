@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 
 from teachagent.agent import Agent
 from teachagent.base.errors import CourseError, SettingError
-from teachagent.dispatch import MAX_PROBLEM_CHARS, Dispatcher
+from teachagent.base.tool_runs import MAX_PROBLEM_CHARS
+from teachagent.dispatch import Dispatcher
 from teachagent.messages import ToolCall, ToolResult
-from teachagent.models import ScriptedModel
+from teachagent.scripted import ScriptedModel
 from teachagent.tools import Tool, read_file_tool, tool
 
 

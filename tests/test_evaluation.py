@@ -56,9 +56,9 @@ def test_a_run_that_did_not_answer_fails_whatever_its_checker_says():
     assert result.run.outcome == "max_steps" and not result.passed
     for reply in ("", " ... ", "?!"):
         result = evaluate_agent(agent_answering(lambda q, reply=reply: reply), [anything], "punctuation").results[0]
-        assert result.run.outcome == "answer" and not result.passed, reply
+        assert result.run.outcome == "empty_answer" and not result.passed, reply
     shown = evaluate_agent(agent_answering(lambda q: "?!"), [anything], "punctuation").table()
-    assert "any  failed  said nothing" in shown
+    assert "any  failed  empty_answer" in shown
 
 
 def test_a_checker_must_say_true_to_pass():

@@ -31,7 +31,7 @@ from teachagent.course.modes import select_model
 from teachagent.course.replay import CassetteError, Player, Recorder, read_cassette
 from teachagent.dispatch import Dispatcher
 from teachagent.messages import Message, Response, ToolCall, ToolResult
-from teachagent.models import ScriptedModel, call
+from teachagent.scripted import ScriptedModel, call
 from teachagent.tools import read_file_tool, tool
 from teachagent.trace import Run
 

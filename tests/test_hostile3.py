@@ -28,8 +28,9 @@ from teachagent.cost import PRICES, fitted_d
 from teachagent.course.replay import Player, Recorder, read_cassette
 from teachagent.course.viz import compare_html, run_html, step_html
 from teachagent.human import HumanModel, NotAReply
-from teachagent.messages import Message, Response, Text, ToolCall, ToolResult, Usage
+from teachagent.messages import Message, Response, Text, ToolCall, ToolResult
 from teachagent.trace import Run, Step
+from teachagent.usage import Usage
 
 
 def _seconds(work, *args) -> float:
@@ -249,7 +250,8 @@ class Shouting(str):
 
 def test_html_escapes_every_value_however_it_is_typed():
     attack = "<img src=x onerror=alert(1)>"
-    response = Response([Text(Shouting(attack)), ToolCall("t", Shouting(attack), {})], Shouting(attack))
+    response = Response([Text(Shouting(attack)), ToolCall("t", Shouting(attack), {})], "end_turn")
+    response.stop_reason = Shouting(attack)  # made whole, then changed: as a stand-in can be
     run = _run(response, results=[ToolResult("t", Shouting(attack))])
     run.model, run.task, run.outcome = Shouting(attack), Shouting(attack), Shouting(attack)  # type: ignore[assignment]
     run.notes = [Shouting(attack)]
@@ -412,7 +414,7 @@ def test_a_base_exception_from_on_step_or_a_model_ends_the_run_as_an_agent_error
     def hook(step, run):
         raise raised
 
-    with pytest.raises(AgentError, match=f"on_step raised after step 1: {type(raised).__name__}") as caught:
+    with pytest.raises(AgentError, match=f"on_step after step 1 failed: {type(raised).__name__}") as caught:
         Agent(ScriptedModel(["hello"]), on_step=hook).run("hi")
     assert caught.value.run.outcome == "error" and len(caught.value.run.steps) == 1
 
@@ -438,7 +440,7 @@ def test_ctrl_c_in_on_step_still_stops_the_run():
 
 def test_tool_input_nested_990_deep_is_a_bad_reply_and_the_run_can_be_saved(tmp_path):
     from teachagent.agent import Agent, AgentError
-    from teachagent.messages import BadReply
+    from teachagent.base.replies import BadReply
 
     deep: dict = {}
     for _ in range(990):
@@ -451,7 +453,7 @@ def test_tool_input_nested_990_deep_is_a_bad_reply_and_the_run_can_be_saved(tmp_
 
 
 def test_a_stand_in_tool_call_whose_field_raises_is_a_bad_reply():
-    from teachagent.messages import BadReply, checked_reply
+    from teachagent.base.replies import BadReply, checked_reply
 
     class Haunted(ToolCall):
         @property  # type: ignore[override]
@@ -465,7 +467,7 @@ def test_a_stand_in_tool_call_whose_field_raises_is_a_bad_reply():
     response = Response([ToolCall("t", "f", {})], "tool_use")
     response.content[0].__class__ = Haunted  # made whole, then haunted: as a stand-in object can be
     with pytest.raises(BadReply, match="^the reply could not be read: LookupError: no input here$"):
-        checked_reply(response)
+        checked_reply(response, Response)
 
 
 # --- tools: time, threads, odd results ---------------------------------------------------------------
@@ -622,7 +624,7 @@ def test_typed_input_the_loop_would_refuse_is_sent_back_to_the_person(typed, pro
 
 
 def test_a_stand_in_whose_error_cannot_be_shown_is_still_a_one_line_bad_reply():
-    from teachagent.messages import BadReply, checked_reply
+    from teachagent.base.replies import BadReply, checked_reply
 
     class Unshowable(Exception):
         def __str__(self):
@@ -640,4 +642,4 @@ def test_a_stand_in_whose_error_cannot_be_shown_is_still_a_one_line_bad_reply():
     response = Response([ToolCall("t", "f", {})], "tool_use")
     response.content[0].__class__ = Haunted
     with pytest.raises(BadReply, match=r"^the reply could not be read: Unshowable \(whose message could not be shown\)$"):
-        checked_reply(response)
+        checked_reply(response, Response)

@@ -30,9 +30,8 @@ from teachagent.course import replay
 from teachagent.course.modes import select_model
 from teachagent.course.replay import CassetteError, Player, Recorder, read_cassette
 from teachagent.exercises.lesson8 import SAMPLE_NOTES as NOTES  # the name exercise 8.1's tool reads, as in lesson 8
-from teachagent.messages import latest_results
-from teachagent.models import call
 from teachagent.openai_compatible import OpenAICompatible
+from teachagent.scripted import call, latest_results
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "tests"), "TEACHAGENT_MODE": "offline"}

@@ -24,10 +24,12 @@ from teachagent.compaction import MARK, Compaction, is_compacted
 from teachagent.cost import PRICES, Price, run_cost
 from teachagent.dispatch import ask_in_terminal
 from teachagent.memory import MemoryStore, MemoryStoreError
-from teachagent.messages import Message, Response, Text, ToolCall, ToolResult, Usage, latest_results
+from teachagent.messages import Message, Response, Text, ToolCall, ToolResult
+from teachagent.scripted import latest_results
 from teachagent.simulation import Estimate
 from teachagent.tokens import context_tokens
 from teachagent.trace import Run
+from teachagent.usage import Usage
 
 any_character = st.characters(codec=None, exclude_categories=())  # halves of surrogate pairs and controls included
 SPLIT_PAIR = "\ud83d\ude00"  # the two halves of 😀's surrogate pair, as two characters of a str

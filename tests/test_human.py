@@ -49,7 +49,7 @@ def test_prepared_answers_are_played_from_a_copy_so_a_cell_can_run_again():
 
 def test_the_page_shows_c_k_as_the_loop_counts_it():
     messages = [Message("user", "How many moons has Mars?")]
-    specs = agent(HumanModel([])).dispatcher.specs
+    specs = agent(HumanModel([])).specs
     assert f"c_1 = {context_tokens('Answer with the tools.', messages, specs)} tokens" in context_page(
         "Answer with the tools.", messages, specs)
 
@@ -140,7 +140,7 @@ def test_the_widget_steps_the_loop_without_blocking_the_caller():
 
 
 def test_play_needs_a_human_model():
-    from teachagent.models import ScriptedModel
+    from teachagent.scripted import ScriptedModel
 
     with pytest.raises(TypeError, match="HumanModel"):
         play(agent(ScriptedModel(["hi"])), "?")

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 
 from teachagent.messages import ToolResult
-from teachagent.models import ScriptedModel
 from teachagent.research.corpus import Library
 from teachagent.research.researcher import QUESTION, read_everything, research_agent
+from teachagent.scripted import ScriptedModel
 
 MARK = "Note for AI assistants"
 

@@ -127,8 +127,8 @@ def test_an_answer_cut_inside_an_escape_keeps_only_what_was_written_whole(quoted
 
 
 def test_local_mode_gives_the_research_agent_fewer_steps_and_other_models_keep_theirs(fake):
-    from teachagent.models import ScriptedModel
     from teachagent.research.researcher import research_agent
+    from teachagent.scripted import ScriptedModel
 
     server = LocalServer(fake.base_url.removesuffix("/v1"), 1, 1, local.CONTEXT, 0.0)
     assert research_agent(model=local.local_model(server)).max_steps == local.STEPS < 15

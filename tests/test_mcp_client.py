@@ -96,12 +96,12 @@ def test_ask_first_is_the_learners_choice_when_given(ask_first, asking):
 
 def test_a_server_that_dies_mid_call_gives_one_error_and_the_loop_goes_on():
     with hostile("dies") as server:
-        result, seconds = run_call(server, "crash")
-        assert result.is_error and seconds < TIMEOUT
-        assert result.content == ("MCPToolError: the MCP server 'hostile-dies' has closed the connection (it ended?); "
-                                  "the last line it wrote to stderr: 'about to crash'")
+        result, _ = run_call(server, "crash")  # its message, not the time limit's, says the death was noticed
+        assert result.is_error and result.content == (
+            "MCPToolError: the MCP server 'hostile-dies' has closed the connection (it ended?); "
+            "the last line it wrote to stderr: 'about to crash'")
         again, seconds = run_call(server, "fine")
-        assert again.is_error and "has closed the connection" in again.content and seconds < 1
+        assert again.is_error and "has closed the connection" in again.content and seconds < TIMEOUT  # not waited out
 
 
 @by_signal_0

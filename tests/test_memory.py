@@ -22,11 +22,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from teachagent.agent import Agent, AgentError
+from teachagent.base.errors import PromptTooLong
 from teachagent.dispatch import Dispatcher
 from teachagent.memory import MAX_SEARCH_WORDS, MemoryStore, MemoryStoreError, Note, memory_tools
-from teachagent.messages import Message, ToolCall, ToolResult, latest_results
-from teachagent.models import PromptTooLong, ScriptedModel, call
+from teachagent.messages import Message, ToolCall, ToolResult
 from teachagent.plan import find_plan, write_plan
+from teachagent.scripted import ScriptedModel, call, latest_results
 from teachagent.tokens import context_tokens
 from teachagent.tools import tool
 from teachagent.window import WithWindow
@@ -238,7 +239,7 @@ def test_a_later_session_gets_the_note_in_c1_when_our_code_puts_it_there(tmp_pat
     assert len(model.seen) == 1 and NOTE in model.seen[0][0]  # in the system prompt of the first call
     assert model.seen[0][1] == [Message("user", "What is my cat called?").to_dict()]
     assert [s.response.tool_calls for s in run.steps] == [[]]  # no tool was called
-    assert run.steps[0].context_tokens == context_tokens(system, [Message("user", run.task)], agent.dispatcher.specs)
+    assert run.steps[0].context_tokens == context_tokens(system, [Message("user", run.task)], agent.specs)
     assert run.answer == "Your cat is called Miso."
 
 

@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from teachagent import STOP_REASONS, Message, Response, Text, ToolCall, ToolResult, Usage, show
-from teachagent.messages import OtherBlock, RedactedThinking, Thinking, block_from_dict
+from teachagent.messages import block_from_dict
+from teachagent.thinking import OtherBlock, RedactedThinking, Thinking
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),

@@ -280,7 +280,7 @@ def test_tool_exchanges_pair_each_call_with_its_result_in_order():
 
 
 def test_a_scripted_model_can_think_first_and_thinking_counts_as_output():
-    from teachagent.messages import Thinking
+    from teachagent.thinking import Thinking
     from teachagent.tokens import count_tokens
 
     thought = Thinking("First I check what was asked.", "sig")
@@ -290,7 +290,7 @@ def test_a_scripted_model_can_think_first_and_thinking_counts_as_output():
 
 
 def test_max_tokens_cuts_into_thinking_first():
-    from teachagent.messages import Thinking
+    from teachagent.thinking import Thinking
 
     reply = ScriptedModel([[Thinking("one two three four five six seven", "sig"), Text("answer")]]).complete("", HI, max_tokens=3)
     assert reply.stop_reason == "max_tokens" and reply.text == ""

@@ -12,12 +12,12 @@ from shown import everything_shown
 
 from teachagent import OpenAICompatible
 from teachagent.agent import Agent, AgentError
-from teachagent.base.errors import SettingError
+from teachagent.base.errors import PromptTooLong, SettingError
 from teachagent.base.http import CallTimedOut, MissingAPIKey, ReplyTooLarge, UnexpectedReply
 from teachagent.course.replay import Player, Recorder
-from teachagent.messages import Message, Text, ToolCall, ToolResult, Usage
-from teachagent.models import PromptTooLong
+from teachagent.messages import Message, Text, ToolCall, ToolResult
 from teachagent.tools import tool
+from teachagent.usage import Usage
 
 SECRET = "Zx8Kq3LmW5nR7tVb2YcH9dJf4Gs6Pa1E"  # a made-up key body; never a real key
 KEY = "sk-proj-" + SECRET

@@ -9,7 +9,6 @@ from teachagent import (
     ScriptedModel,
     Text,
     Usage,
-    answered,
     beside,
     beside_reference,
     call,
@@ -57,7 +56,7 @@ def task(model):
 def test_a_scripted_model_runs_once_and_prints_nothing(capsys):
     model = ScriptedModel(adder)
     yours, reference = beside_reference(task, model, adder)
-    assert yours is reference and answered(yours) and yours.answer == "The sum is 5."
+    assert yours is reference and yours.answered and yours.answer == "The sum is 5."
     assert capsys.readouterr().out == ""
     assert model.played == 2  # one run, not two
 
@@ -114,8 +113,8 @@ def test_a_conversation_is_described_by_what_each_call_read_and_its_last_reply(c
 
 def test_punctuation_or_nothing_is_no_answer():
     run = task(Blurter())
-    assert run.outcome == "answer" and not answered(run)
-    assert "ended with ');', which is no answer" in describe(run)
+    assert run.outcome == "empty_answer" and not run.answered
+    assert describe(run).endswith("ended with ');', which says nothing (empty_answer)")
     assert undefined_because(run) == f"not defined: your model's run (blurter) has no answer ({describe(run)})"
 
 

@@ -20,8 +20,10 @@ from teachagent.course import replay
 from teachagent.course.notebook_runner import NotebookError, run_notebook
 from teachagent.course.reference import describe
 from teachagent.course.replay import FORMAT, CassetteError, Player, Recorder, first_difference, read_cassette
-from teachagent.messages import Message, Response, Text, ToolResult, latest_results, request_body
-from teachagent.models import ScriptedModel, call, own_count
+from teachagent.messages import Message, Response, Text, ToolResult
+from teachagent.models import own_count
+from teachagent.requests import request_body
+from teachagent.scripted import ScriptedModel, call, latest_results
 from teachagent.tools import tool
 
 FAKE_KEY = "sk-ant-api03-" + "x" * 40
@@ -543,8 +545,8 @@ def test_in_record_mode_real_model_run_runs_on_the_recorder_so_the_new_recording
     recorder = replay.cassette_model("record", new, ScriptedModel(doubler), SMALL)
     run = replay.real_model_run(doubled, stale)
     said = capsys.readouterr().out  # the model that plays "your model" in record mode: said, not passed off as another
-    assert run.model == "scripted" and said.startswith(f"a real model's run, {SMALL}, the model that plays yours in this "
-                                                       "mode, recorded now into")
+    assert run.model == "scripted" and said.startswith(f"a real model's run, {SMALL}, recorded now into {new}")
+    assert "the same recording as your model's runs in this notebook" in said
     recorder.finish()
     nothing_open.clear()
     again = replay.real_model_run(doubled, new)

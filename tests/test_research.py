@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 
 from teachagent.dispatch import Dispatcher
 from teachagent.messages import ToolCall
-from teachagent.models import ScriptedModel
 from teachagent.research import researcher
 from teachagent.research.calculator import MAX_CHARS, CalculatorError, calculate, evaluate
 from teachagent.research.corpus import Library, load_corpus, parse
 from teachagent.research.researcher import QUESTION, P, Q, kl_expression, research_agent
+from teachagent.scripted import ScriptedModel
 from teachagent.tokens import count_tokens
 from teachagent.tools import tool
 
@@ -803,7 +803,7 @@ def test_a_model_passed_in_is_the_one_used(library):
     run = agent.run(QUESTION)
     assert model.played == 1
     assert run.model == "my own model" and run.answer == "I answer without looking anything up."
-    assert agent.dispatcher.names == ["search", "read", "calculate"]
+    assert [spec["name"] for spec in agent.specs] == ["search", "read", "calculate"]
     assert all(doc_id in agent.system for doc_id in IDS)
 
 

@@ -24,7 +24,7 @@ from fake_anthropic import (
 from teachagent.agent import Agent
 from teachagent.claude import Claude
 from teachagent.course.viz import step_html
-from teachagent.messages import OtherBlock, RedactedThinking, Thinking
+from teachagent.thinking import OtherBlock, RedactedThinking, Thinking
 from teachagent.tools import tool
 from teachagent.trace import Run
 

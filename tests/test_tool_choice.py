@@ -20,9 +20,10 @@ from teachagent.claude import Claude
 from teachagent.course.local import GrammarModel, json_tools_request
 from teachagent.course.replay import Player, Recorder
 from teachagent.human import HumanModel, NotAReply
-from teachagent.messages import Message, check_tool_choice, request_body, tool_choice_problem
-from teachagent.models import ScriptBreaksToolChoice, ScriptedModel, call
+from teachagent.messages import Message
 from teachagent.openai_compatible import OpenAICompatible, chat_request
+from teachagent.requests import check_tool_choice, request_body, tool_choice_problem
+from teachagent.scripted import ScriptBreaksToolChoice, ScriptedModel, call
 from teachagent.tools import tool
 
 
@@ -124,7 +125,7 @@ def test_a_choice_function_is_asked_before_every_call_and_its_answers_are_checke
     model = ScriptedModel([call("weather", city="Oslo"), "Sunny."])
     Agent(model, [weather, clock], tool_choice=first_weather_then_answer).run("Weather in Oslo?")
     assert asked == [0, 1]
-    with pytest.raises(AgentError, match="choosing the tool_choice and answer form of step 1 failed: SettingError: "
+    with pytest.raises(AgentError, match="preparing the model call at step 1 failed: SettingError: "
                                          "tool_choice must be"):
         Agent(ScriptedModel(["x"]), [weather], tool_choice=lambda run: "umbrella").run("Weather?")
 

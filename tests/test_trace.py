@@ -8,7 +8,7 @@ import pytest
 
 from teachagent.agent import Agent
 from teachagent.base.formats import FormatError
-from teachagent.models import ScriptedModel, call
+from teachagent.scripted import ScriptedModel, call
 from teachagent.tools import tool
 from teachagent.trace import Run, Step
 
@@ -66,16 +66,17 @@ def test_reprs_are_short_and_informative():
     assert isinstance(run.steps[0], Step)
 
 
-@pytest.mark.parametrize("reply, said_nothing", [(");", True), ("   ", True), ("", True), ("42", False), ("Ada.", False)])
-def test_a_final_reply_with_no_letter_or_digit_says_so_in_the_repr(reply, said_nothing):
+@pytest.mark.parametrize("reply, says_something", [(");", False), ("   ", False), ("", False), ("42", True), ("Ada.", True)])
+def test_a_final_reply_with_no_letter_or_digit_is_no_answer(reply, says_something):
     run = Agent(ScriptedModel([reply])).run("t")
-    assert run.outcome == "answer" and run.said_nothing is said_nothing and run.answered is not said_nothing
-    assert ("outcome='answer' (said nothing)" in repr(run)) is said_nothing
+    assert run.answered is says_something and (run.answer == reply) is says_something
+    assert run.outcome == ("answer" if says_something else "empty_answer")
+    assert says_something or run.notes[-1].startswith("step 1: the final reply is no answer: it says nothing")
 
 
-def test_a_run_that_stopped_otherwise_never_said_nothing():
+def test_only_a_run_that_ended_with_an_answer_answered():
     run = Agent(ScriptedModel(lambda messages: call("shout", text="x")), [shout], max_steps=2).run("t")
-    assert run.outcome == "max_steps" and not run.said_nothing and "said nothing" not in repr(run)
+    assert run.outcome == "max_steps" and not run.answered and run.answer is None
 
 
 def test_a_scripted_run_says_so_in_its_repr_and_json():

@@ -10,11 +10,12 @@ from hypothesis import strategies as st
 
 from teachagent.agent import Agent
 from teachagent.base.errors import CourseError
-from teachagent.course.viz import PREVIEW, StepViewer, compare_html, compare_runs, legend_html, run_html, step_html
-from teachagent.messages import Response, Text, ToolCall, Usage
-from teachagent.models import ScriptedModel, call
+from teachagent.course.viz import PREVIEW, StepViewer, compare_html, compare_runs, composition, legend_html, run_html, step_html
+from teachagent.messages import Response, Text, ToolCall
+from teachagent.scripted import ScriptedModel, call
 from teachagent.tools import tool
-from teachagent.trace import Run, composition
+from teachagent.trace import Run
+from teachagent.usage import Usage
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -214,7 +215,7 @@ def test_the_viewer_starts_at_step_1():
 
 def test_the_viewer_repr_says_when_the_final_reply_said_nothing():
     run = Agent(ScriptedModel([");"])).run("t")
-    assert repr(StepViewer(run)) == "StepViewer(1 step, showing step 1, outcome 'answer' (said nothing))"
+    assert repr(StepViewer(run)) == "StepViewer(1 step, showing step 1, outcome 'empty_answer')"
 
 
 def test_the_viewer_repr_is_the_same_for_identical_runs():
@@ -268,16 +269,15 @@ def test_every_move_draws_the_step_once(monkeypatch):
 
 @pytest.mark.parametrize("builder", ["run_html", "compare_html"])
 def test_a_page_of_k_steps_counts_each_step_once(monkeypatch, builder):
-    from teachagent import trace
-    from teachagent.course import viz
+    from teachagent.course import viz  # where composition counts each step
 
     def page(k: int) -> int:
         run = play([call("add", a=1, b=1)] * k + ["done"], max_steps=k + 1)
         counted = []
-        real = trace.message_tokens
-        monkeypatch.setattr(trace, "message_tokens", lambda message: counted.append(1) or real(message))
+        real = viz.message_tokens
+        monkeypatch.setattr(viz, "message_tokens", lambda message: counted.append(1) or real(message))
         viz.run_html(run) if builder == "run_html" else viz.compare_html({"a": run})
-        monkeypatch.setattr(trace, "message_tokens", real)
+        monkeypatch.setattr(viz, "message_tokens", real)
         return len(counted)
 
     assert page(40) <= 2 * 41  # at most a v and an N per step: linear in K, not K²/2

@@ -21,7 +21,8 @@ message wherever it is typed.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 # The largest values the settings take: past these a number is a typo, not a setting.
@@ -36,9 +37,9 @@ class CourseError(Exception):
         return [f"{type(self).__name__}: {self}"]
 
 
-class RaisedFrom(Exception):
-    """An error raised from another (`raise ... from cause`): one line in Jupyter when the cause was a
-    learner's (a CourseError), and the whole traceback when it was anything else, which is a bug.
+class ShortIfCourseCause(Exception):
+    """An error raised from another (`raise ... from cause`) that reads as one line in Jupyter when the
+    cause was a learner's (a CourseError), and as the whole traceback when it was anything else: a bug.
 
     For a bug the hook must not exist: IPython asks `hasattr`, and an error raised inside
     the hook itself would hide the very traceback that is needed.
@@ -49,6 +50,36 @@ class RaisedFrom(Exception):
         if not isinstance(self.__cause__, CourseError):
             raise AttributeError("_render_traceback_")  # hasattr() is False: IPython's usual traceback
         return lambda: [f"{type(self).__name__}: {self}"]
+
+
+@contextmanager
+def failing(what: str, error: Callable[[str], BaseException]) -> Iterator[None]:
+    """Run the block; whatever it raises but Ctrl-C comes out as `error("<what> failed: <what was raised>")`, raised
+    from it. The agent loop says so where a run failed (notebooks/03_agent_loop.ipynb): a model, a tool's approver
+    or a learner's `on_step` may raise anything, SystemExit included; Ctrl-C is the learner's, and stops as it came."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise
+    except BaseException as raised:
+        raise error(f"{what} failed: {exception_text(raised, limit=None)}") from raised
+
+
+class PromptTooLong(CourseError, ValueError):
+    """The context alone is larger than the model's context window, so the call is refused (window.py, lesson 4).
+
+    The Messages API answers such a request with HTTP 400 (invalid_request_error, "prompt is
+    too long: N tokens > W maximum") and the model never reads it: there is no reply and no
+    stop reason. `tokens` and `window` are None when the API's message did not give them.
+    """
+
+    def __init__(self, tokens: int | None, window: int | None, model: str) -> None:
+        self.tokens, self.window, self.model = tokens, window, model
+        counts = f": {tokens} tokens > {window} maximum" if tokens is not None and window is not None else ""
+        super().__init__(
+            f"prompt is too long for {model}{counts}. The model read nothing; send a shorter context "
+            "(an excerpt instead of a whole document, a sub-agent, fewer old tool results)"
+        )
 
 
 class SettingError(CourseError, ValueError):

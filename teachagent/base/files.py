@@ -15,6 +15,7 @@ Every refusal is a ValueError whose message is written for the model that asked.
 
 from __future__ import annotations
 
+import codecs
 import itertools
 import os
 import stat
@@ -114,3 +115,24 @@ def files_inside(folder: Path, limit: int = 200) -> list[str]:
         if p.is_file() and p.resolve().is_relative_to(folder)
     ]
     return sorted(found)[:limit]
+
+
+def read_text_inside(folder: Path, path: str, max_chars: int) -> str:
+    """The text of the file at `path` inside `folder`, cut after `max_chars` characters with a note saying so.
+
+    `read_inside` opens the file so that nothing outside `folder` and nothing but a regular
+    file is ever read; a UTF-8 character is 1 to 4 bytes, so 4 bytes per character asked for
+    is enough. The note says exactly how much was cut when the whole file was read.
+    """
+    data, whole, size = read_inside(folder, path, 4 * (max_chars + 1))
+    try:  # a cut may fall inside a character: the decoder keeps those bytes back instead of failing
+        text = codecs.getincrementaldecoder("utf-8")().decode(data, final=whole)
+    except UnicodeDecodeError:
+        raise ValueError(f"{shorten(path, 100)!r} is not a UTF-8 text file; this tool reads text files only") from None
+
+    if len(text) > max_chars:
+        counted = f"of its {len(text):,} characters" if whole else f"of the file's {size:,} bytes"
+        left_out = f"{len(text) - max_chars:,} {counted}" if whole else f"the rest {counted}"
+        kept = f"only the first {max_chars:,} are shown" if whole else f"only its first {max_chars:,} characters are shown"
+        text = f"{text[:max_chars]}\n\n[the file was cut here: {left_out} were left out; {kept}]"
+    return text

@@ -41,19 +41,9 @@ from ..agent import MAX_STEPS
 from ..base.errors import CourseError, check_number
 from ..base.formats import unstorable
 from ..base.schema import inlined
-from ..messages import (
-    MAX_TOKENS,
-    Block,
-    Message,
-    Response,
-    Text,
-    ToolCall,
-    ToolChoice,
-    ToolResult,
-    answer_text,
-    check_tool_choice,
-)
+from ..messages import MAX_TOKENS, Block, Message, Response, Text, ToolCall, ToolResult
 from ..openai_compatible import OpenAICompatible
+from ..requests import ToolChoice, answer_text, check_tool_choice
 
 if TYPE_CHECKING:
     from ..answers import AnswerForm

@@ -31,7 +31,8 @@ from typing import Any, TextIO
 
 from ..base.display import one_line, shorten
 from ..base.errors import SettingError, checked_name, shown_value
-from ..models import Model, ScriptedModel
+from ..models import Model
+from ..scripted import ScriptedModel
 
 MODES = ("offline", "local", "live", "record", "replay")
 RECORD_FROM = ("live", "local")  # what record mode records: the live model (Claude or a server), or the local one

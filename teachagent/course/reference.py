@@ -30,8 +30,9 @@ from typing import Any, Generic, TypeVar
 from ..base.display import one_line
 from ..base.errors import CourseError
 from ..messages import STOPS, Response
-from ..models import Model, ScriptedModel, is_scripted
-from ..trace import OUTCOMES, Run, is_answer
+from ..models import Model, is_scripted
+from ..scripted import ScriptedModel
+from ..trace import OUTCOMES, Run, says_something
 from .local import CUT_OFF
 
 Result = TypeVar("Result", Run, Response, list[Response])  # a run, a reply, or a conversation's replies
@@ -46,11 +47,6 @@ _ENDINGS = {
     "refusal": "refused",
     "error": "stopped on a failed call",
 }
-
-
-def answered(run: Run) -> bool:
-    """Whether `run` ended with a final answer that says something (`Run.answered`; `); ` is not an answer)."""
-    return run.answered
 
 
 def _fresh(script: Any) -> ScriptedModel:
@@ -97,12 +93,11 @@ def describe(result: Run | Response | list[Response]) -> str:
         raise CourseError(f"describe takes a Run or a Response, not a {type(result).__name__}")
     n_calls = sum(len(step.response.tool_calls) for step in result.steps)
     head = f"{_steps(len(result.steps))}, {n_calls} tool call{'' if n_calls == 1 else 's'}, Z = {result.Z:,} tokens"
-    if answered(result):
+    if result.answered:
         return f"{head}, answered {_quoted(result.answer or '')}"
-    if result.outcome == "answer":
-        return f"{head}, ended with {_quoted(result.answer or '')}, which is no answer"
-    if result.outcome == "off_form" and result.steps:
-        return f"{head}, ended with {_quoted(result.steps[-1].response.text)}, which breaks the answer's form (off_form)"
+    if result.outcome in ("off_form", "empty_answer") and result.steps:
+        why = "which breaks the answer's form" if result.outcome == "off_form" else "which says nothing"
+        return f"{head}, ended with {_quoted(result.steps[-1].response.text)}, {why} ({result.outcome})"
     ending = _ENDINGS.get(result.outcome, OUTCOMES.get(result.outcome, result.outcome))
     return f"{head}, {ending} ({result.outcome}), no answer"
 
@@ -191,7 +186,7 @@ def beside(run_on: Callable[[Model], Result], model: Model, script: Any) -> Resu
     speaks about the scripted reference through the line printed for it, so the cell
     needs no name for it, and the one line that runs your model is all it costs.
     """
-    return beside_reference(run_on, model, script)[0]
+    return beside_reference(run_on, model, script).yours
 
 
 def undefined_because(result: Run | Response, needs: str = "an answer") -> str | None:
@@ -204,10 +199,10 @@ def undefined_because(result: Run | Response, needs: str = "an answer") -> str |
         raise CourseError(f"undefined_because: needs is one of {', '.join(map(repr, NEEDS))}, not {needs!r}")
     if isinstance(result, Response):
         has = bool(result.tool_calls) if needs == "a tool call" else (  # an answer as the loop takes one: not cut off
-            STOPS[result.stop_reason][0] == "answer" and is_answer(result.text))
+            STOPS[result.stop_reason].move == "answer" and says_something(result.text))
         who = "the scripted reply" if result.model == "scripted" else f"your model's reply ({_cut(result.model, 60)})"
     elif isinstance(result, Run):
-        has = any(s.response.tool_calls for s in result.steps) if needs == "a tool call" else answered(result)
+        has = any(s.response.tool_calls for s in result.steps) if needs == "a tool call" else result.answered
         who = "the scripted run" if result.scripted else f"your model's run ({_cut(result.model, 60)})"
     else:
         raise CourseError(f"undefined_because takes a Run or a Response, not a {type(result).__name__}")

@@ -5,7 +5,7 @@ A workshop has one API key and thirty learners. The instructor runs a notebook o
 usage) is written to a cassette, a plain JSON-lines file. The model can be Claude, any
 OpenAI-compatible server or the small local model: the cassette's first line says which
 answered and how (`SmolLM2-135M-Instruct (local mode, seed 0)`), and every request is
-written in the one shape the message types own (`messages.request_body`). In class,
+written in the one shape of a request (`requests.request_body`). In class,
 `replay` mode answers each request from the cassette, with no key and no network.
 
 `real_model_run` plays a lesson's shipped recording of the small local model in every
@@ -40,9 +40,11 @@ from ..agent import AgentError
 from ..base.display import one_line, shorten
 from ..base.errors import CourseError, SettingError, exception_text
 from ..base.formats import FormatError, dumps, parse, read_text, validator
-from ..messages import MAX_TOKENS, Message, Response, ToolChoice, Usage, request_body
+from ..messages import MAX_TOKENS, Message, Response
 from ..models import Model, call_model, own_count
+from ..requests import ToolChoice, request_body
 from ..trace import Run
+from ..usage import Usage
 from .reference import describe
 
 if TYPE_CHECKING:

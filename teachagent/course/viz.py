@@ -23,13 +23,52 @@ from typing import Any
 
 from ..base.display import plural, shorten
 from ..base.errors import CourseError
-from ..messages import Thinking
+from ..messages import Message
 from ..plan import find_plan
-from ..trace import OUTCOMES, Run, Step, composition, compositions
+from ..thinking import Thinking
+from ..tokens import count_tokens, message_tokens, tools_tokens
+from ..trace import OUTCOMES, Run, Step
 from .reference import REFERENCE, Runs
 
 COLOURS = {"system + tools": "#9e9e9e", "task": "#4c72b0", "v": "#dd8452", "N": "#55a868"}
 PREVIEW = 400  # characters of text shown per block before it is cut
+
+
+def composition(run: Run, k: int) -> list[tuple[str, int]]:
+    """What c_k is made of: (label, tokens) for each part the model read before call k.
+
+    The parts are the system prompt with the tool specs, the task, and then each earlier
+    model step v_j and its observation N(v_j). Their tokens add up to c_k.
+    """
+    if not 1 <= k <= len(run.steps):
+        raise IndexError(f"step {k} does not exist; this run has steps 1 to {len(run.steps)}")
+    return compositions(run, upto=k)[-1]
+
+
+def compositions(run: Run, upto: int | None = None) -> list[list[tuple[str, int]]]:
+    """`composition(run, k)` for k = 1 to `upto` (every step by default), each part counted once.
+
+    c_{k+1} is c_k plus v_k and N(v_k), so the parts of every step are the first parts of
+    the last one: drawing all K steps counts K steps, not K²/2. A run whose history was
+    rewritten (lesson 6's compaction) read less than its steps add up to: from the first
+    such call on, its history is one part, "history, compacted", of the size it had.
+    """
+    parts = [
+        ("system + tools", count_tokens(run.system) + tools_tokens(run.tools)),
+        ("task", count_tokens(run.task)),
+    ]
+    found, total = [], sum(n for _, n in parts)
+    for step in run.steps[: len(run.steps) if upto is None else upto]:
+        if total == step.context_tokens:
+            found.append(list(parts))
+        else:
+            found.append([*parts[:2], ("history, compacted", step.context_tokens - parts[0][1] - parts[1][1])])
+        added = [(f"v{step.index}", message_tokens(step.response.to_message()))]
+        if step.results:
+            added.append((f"N(v{step.index})", message_tokens(Message("user", list(step.results)))))
+        parts += added
+        total += sum(n for _, n in added)
+    return found
 
 
 def _e(value: object) -> str:
@@ -251,9 +290,8 @@ class StepViewer:
     def __repr__(self) -> str:
         if not self.run or not self.run.steps:
             return "StepViewer(no steps yet)"
-        said = " (said nothing)" if self.run.said_nothing else ""
         return (f"StepViewer({plural(len(self.run.steps), 'step')}, showing step {self.slider.value}, "
-                f"outcome {self.run.outcome!r}{said})")
+                f"outcome {self.run.outcome!r})")
 
     def show(self, k: int) -> None:
         """Move to step k (clamped to the steps that exist), drawing it once."""

@@ -83,8 +83,8 @@ def play(agent: Any, task: str) -> Session:
         page=widgets.Textarea(disabled=True, layout=widgets.Layout(width="100%", height="240px")),
         whole=widgets.Accordion(children=[whole_page], titles=("The whole page the model reads",), selected_index=None),
         problem=widgets.HTML(),
-        reply=widgets.Textarea(placeholder=f"The answer, or: {example_call(agent.dispatcher.specs[0])}"
-                               if agent.dispatcher.specs else "The answer",
+        reply=widgets.Textarea(placeholder=f"The answer, or: {example_call(agent.specs[0])}"
+                               if agent.specs else "The answer",
                                layout=widgets.Layout(width="100%", height="80px")),
         send=widgets.Button(description="Send", button_style="primary"),
         widget=None,

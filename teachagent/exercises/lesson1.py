@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..messages import Message, Response, Text, Usage
-from ..models import Model, ScriptedModel
+from ..messages import Message, Response, Text
+from ..models import Model
+from ..scripted import ScriptedModel
 from ..tokens import context_tokens, count_tokens
+from ..usage import Usage
 from .checks import NotYet, check, describe, expect, filled, number, whole
 from .quizzes import Question
 

@@ -21,7 +21,7 @@ from typing import Any
 from ..agent import Agent
 from ..base.display import one_line, shorten
 from ..messages import ToolCall
-from ..models import Policy, ScriptedModel
+from ..scripted import Policy, ScriptedModel
 from ..tools import Tool, read_file_tool
 from ..trace import Run, Step
 from .checks import NotYet, check, describe, expect, number, text, whole

@@ -21,9 +21,9 @@ from typing import Any
 from ..agent import Agent, AgentError
 from ..base.display import one_line, shorten
 from ..memory import MemoryStore, memory_tools
-from ..messages import Message, tool_exchanges
-from ..models import Policy, ScriptedModel
+from ..messages import Message
 from ..plan import find_plan, write_plan
+from ..scripted import Policy, ScriptedModel, tool_exchanges
 from ..tools import Tool
 from ..trace import Run
 from .checks import NotYet, check, describe, expect, filled, whole

@@ -22,8 +22,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..agent import Agent
-from ..messages import Message, Text, tool_exchanges
-from ..models import Model, Policy, Reply, ScriptedModel, call, suggested_steps
+from ..messages import Message, Text
+from ..models import Model, suggested_steps
+from ..scripted import Policy, Reply, ScriptedModel, call, tool_exchanges
 from ..trace import Run, Step
 from .calculator import calculate
 from .corpus import Library
