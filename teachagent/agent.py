@@ -178,12 +178,11 @@ class Agent:
         messages = [Message("user", run.task)]
         c_k = context_tokens(self.system, messages, handler.specs)  # c_1; then grown step by step
         for k in range(1, self.max_steps + 1):
-            with self.failing(run, f"preparing the model call at step {k}"):
+            started = time.perf_counter()
+            with self.failing(run, f"the model call at step {k}"):  # its budget, its settings, the call itself
                 if broken := budget.broken_by(budget.next_read(self.model, self.system, messages, handler.specs, c_k)):
                     return run.ended(broken)
                 choice, form = self.asks(run, handler.specs)
-            started = time.perf_counter()
-            with self.failing(run, f"the model call at step {k}"):
                 reply = call_model(self.model, self.system, messages, handler.specs, self.max_tokens, choice, form)
                 response = checked_reply(reply, Response)  # the model seam: a copy the model can no longer change
             move = STOPS[response.stop_reason].move

@@ -31,8 +31,10 @@ ToolChoice = str  # one of TOOL_CHOICES or the name of a tool the request offers
 
 def check_tool_choice(choice: object, tools: Sequence[dict[str, Any]]) -> ToolChoice:
     """`choice` if a request offering `tools` can carry it; else one `SettingError` saying what it can be."""
+    if choice == "auto" or choice == "none":
+        return cast(str, choice)
     names = [t["name"] for t in tools]
-    if choice in ("auto", "none") or (choice == "any" and names) or (isinstance(choice, str) and choice in names):
+    if (choice == "any" and names) or (isinstance(choice, str) and choice in names):
         return cast(str, choice)
     if choice == "any":
         raise SettingError("tool_choice 'any' makes the model call a tool, but this request offers none")

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")  # in order
+
 
 @dataclass
 class Usage:
@@ -67,4 +69,4 @@ class Usage:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Usage:
-        return cls(**{k: int(d.get(k) or 0) for k in cls().to_dict()})
+        return cls(*(int(d.get(name) or 0) for name in FIELDS))

@@ -125,7 +125,7 @@ def test_a_choice_function_is_asked_before_every_call_and_its_answers_are_checke
     model = ScriptedModel([call("weather", city="Oslo"), "Sunny."])
     Agent(model, [weather, clock], tool_choice=first_weather_then_answer).run("Weather in Oslo?")
     assert asked == [0, 1]
-    with pytest.raises(AgentError, match="preparing the model call at step 1 failed: SettingError: "
+    with pytest.raises(AgentError, match="the model call at step 1 failed: SettingError: "
                                          "tool_choice must be"):
         Agent(ScriptedModel(["x"]), [weather], tool_choice=lambda run: "umbrella").run("Weather?")
 

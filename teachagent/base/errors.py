@@ -21,9 +21,8 @@ message wherever it is typed.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Literal
 
 # The largest values the settings take: past these a number is a typo, not a setting.
 A_DAY = 24 * 3600  # seconds: the longest timeout any call, tool or file lock may be given
@@ -52,17 +51,22 @@ class ShortIfCourseCause(Exception):
         return lambda: [f"{type(self).__name__}: {self}"]
 
 
-@contextmanager
-def failing(what: str, error: Callable[[str], BaseException]) -> Iterator[None]:
-    """Run the block; whatever it raises but Ctrl-C comes out as `error("<what> failed: <what was raised>")`, raised
-    from it. The agent loop says so where a run failed (notebooks/03_agent_loop.ipynb): a model, a tool's approver
-    or a learner's `on_step` may raise anything, SystemExit included; Ctrl-C is the learner's, and stops as it came."""
-    try:
-        yield
-    except KeyboardInterrupt:
-        raise
-    except BaseException as raised:
-        raise error(f"{what} failed: {exception_text(raised, limit=None)}") from raised
+class failing:
+    """A block whose failure comes out as `error("<what> failed: <what was raised>")`, raised from it; Ctrl-C
+    passes as it came. The agent loop says so where a run failed (notebooks/03_agent_loop.ipynb): a model, a
+    compaction or a learner's `on_step` may raise anything, SystemExit included. (A class, not a generator:
+    the loop enters two of these every step.)"""
+
+    def __init__(self, what: str, error: Callable[[str], BaseException]) -> None:
+        self.what, self.error = what, error
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, raised: BaseException | None, trace: object) -> Literal[False]:
+        if raised is None or isinstance(raised, KeyboardInterrupt):
+            return False
+        raise self.error(f"{self.what} failed: {exception_text(raised, limit=None)}") from raised
 
 
 class PromptTooLong(CourseError, ValueError):

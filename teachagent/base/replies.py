@@ -42,11 +42,14 @@ def checked_reply(reply: Any, kind: type[T]) -> T:
         usage = getattr(reply, "usage", None)
         if not callable(getattr(usage, "to_dict", None)):
             raise BadReply(f"a {kind.__name__}'s usage must be a Usage, got {type_name(usage)}: {shorten(repr(usage), 100)}")
-        data = reply.to_dict()  # type: ignore[attr-defined]
+        data = reply.to_dict()  # type: ignore[attr-defined]  # new dicts, but for each call's input, copied below
         problem = _usage_problem(data["usage"]) or _input_problem(data["content"])
         if problem:
             raise BadReply(problem)
-        return kind.from_dict(as_saved(data))  # type: ignore[attr-defined, no-any-return]
+        for block in data["content"]:
+            if block.get("type") == "tool_use":
+                block["input"] = as_saved(block["input"])  # a copy, its text as a saved run gives it back
+        return kind.from_dict(data)  # type: ignore[attr-defined, no-any-return]
     except BadReply:
         raise
     except Exception as error:  # a property of a stand-in object that raises
