@@ -69,4 +69,5 @@ class Usage:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Usage:
-        return cls(*(int(d.get(name) or 0) for name in FIELDS))
+        get = d.get
+        return cls(int(get(FIELDS[0]) or 0), int(get(FIELDS[1]) or 0), int(get(FIELDS[2]) or 0), int(get(FIELDS[3]) or 0))
