@@ -45,6 +45,9 @@ from .tools import Tool, read_file_tool, tool
 from .answers import AnswerForm
 from .agent import no_tools_after_a_result
 from .models import ScriptBreaksToolChoice
+from .estimate import Estimate
+from .measurement import Design, Measurement, Trial, measure, measurement_table
+from .course.replay import real_model_measurement
 
 # lesson 3: the agent loop, its record, and you as the model
 from .agent import Agent, AgentError
@@ -76,7 +79,9 @@ from .course.plots import plot_cumulative, plot_growth, plot_task_success
 
 # lesson 7: how often a long task succeeds
 from .reliability import floor_n50, n50, n50_approx, step_success, task_success
-from .simulation import Estimate, flaky_agent, run_flaky_agents, simulate
+from .simulation import flaky_agent, run_flaky_agents, simulate
+from .steps_alone import AfterRightSteps, product
+from .checked_runs import CheckedMeasurement, CheckedTrial, measure_checked
 from .course.widgets import SuccessExplorer
 
 # lesson 8: the capstone, and an evaluation over tasks
@@ -90,8 +95,9 @@ __all__ = [
     "is_answer", "is_scripted", "latest_results", "message_tokens", "plural", "select_model", "show", "tool_exchanges",
     "tools_tokens", "undefined_because",
     # lesson 2
-    "AnswerForm", "Dispatcher", "ScriptBreaksToolChoice", "Tool", "chat_request", "json_tools_request",
-    "messages_api_request", "no_tools_after_a_result", "read_file_tool", "tool",
+    "AnswerForm", "Design", "Dispatcher", "Estimate", "Measurement", "ScriptBreaksToolChoice", "Tool", "Trial",
+    "chat_request", "json_tools_request", "measure", "measurement_table", "messages_api_request",
+    "no_tools_after_a_result", "read_file_tool", "real_model_measurement", "tool",
     # lesson 3
     "Agent", "AgentError", "HumanModel", "OUTCOMES", "Outcome", "Run", "Step", "StepViewer", "play", "run_html",
     "Choices", "SampledScriptedModel", "one_of", "real_model_run",
@@ -104,8 +110,9 @@ __all__ = [
     "PRICES", "PRICES_CHECKED", "Price", "cached_usages", "compare_Z", "fitted_d", "plot_cumulative",
     "plot_growth", "predicted_total", "priced_usage", "run_cost", "Compaction", "is_compacted",
     # lesson 7
-    "Estimate", "SuccessExplorer", "flaky_agent", "floor_n50", "n50", "n50_approx", "plot_task_success", "run_flaky_agents",
-    "simulate", "step_success", "task_success",
+    "AfterRightSteps", "CheckedMeasurement", "CheckedTrial", "SuccessExplorer", "flaky_agent", "floor_n50", "n50",
+    "n50_approx", "plot_task_success", "run_flaky_agents", "measure_checked", "product", "simulate", "step_success",
+    "task_success",
     # lesson 8
     "EvalTask", "Evaluation", "TaskResult", "compared", "evaluate_agent",
 ]
