@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from .base.errors import CourseError, check_number, exception_text
 from .estimate import Estimate
-from .measurement import Design, Measurement, StepCheck, Trial, measure
+from .measurement import Design, StepCheck, Trial, measure
 from .reliability import step_success
 
 if TYPE_CHECKING:
@@ -53,10 +53,6 @@ class CheckedTrial:
                 return attempt.passed
         return False  # every attempt allowed was objected to
 
-    @property
-    def right_after(self) -> int | None:
-        """The fewest retries with which this trial succeeds; None if it never does."""
-        return next((r for r in range(len(self.attempts)) if self.passed(r)), None)
 
 
 @dataclass(frozen=True)
@@ -71,11 +67,6 @@ class CheckedMeasurement:
 
     def __repr__(self) -> str:
         return f"CheckedMeasurement({self.label!r}, check {self.check!r}: p {self.p}, δ {self.delta})"
-
-    @property
-    def first_attempts(self) -> Measurement:
-        """The first attempts alone: the design measured without a check."""
-        return Measurement(self.label, self.steps, tuple(t.attempts[0] for t in self.trials))
 
     @property
     def p(self) -> Estimate:

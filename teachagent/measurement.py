@@ -41,8 +41,8 @@ StepCheck = Callable[["EvalTask", "Run"], bool]  # one step of a task judged on 
 ANSWER = "right answer"  # the one step of a task measured with no steps named: its checker accepts the answer
 
 # how a run ended, in the words a measurement's summary uses (trace.OUTCOMES says each in full)
-ENDINGS = {"answer": "answered", "max_steps": "ran out of steps", "off_form": "broke the answer's form",
-           "max_tokens": "cut off mid-reply", "error": "failed"}
+ENDINGS = {"max_steps": "ran out of steps", "off_form": "broke the answer's form", "max_tokens": "cut off mid-reply",
+           "error": "failed"}
 
 
 @dataclass(frozen=True)
@@ -184,7 +184,8 @@ def _trial(design: Design, model: Model, task: EvalTask, seed: int | None, check
 
 def measurement_table(measurements: Sequence[Measurement]) -> str:
     """One row a measurement: its design, the runs passed, the 95 % interval, each step's count over the runs
-    that reached it (a column a step, by name), and what the runs did."""
+    that reached it (a column a step, by name), and what the runs did; then, for a design whose runs failed
+    (a model call or a check that raised), how many and why the first did."""
     if not measurements:
         return "(no measurements)"
     width = max(len("design"), *(len(m.label) for m in measurements))
@@ -198,16 +199,12 @@ def measurement_table(measurements: Sequence[Measurement]) -> str:
         counts = "  ".join(f"{_count(rates[name]) if name in rates else '':>{w}}" for name, w in zip(names, widths))
         lines.append(f"{m.label:{width}}  {m.estimate.successes:>2}/{m.estimate.trials:<3}  {low:.2f}–{high:.2f}     "
                      f"{counts}  {m.did()}")
+    for m in measurements:  # a run that raised, or a check that did: why, once a design
+        if failed := [t for t in m.trials if t.error]:
+            lines.append(f"{m.label}: {len(failed)} of {len(m.trials)} runs failed; the first ({failed[0].task.name}, "
+                         f"seed {failed[0].seed}): {failed[0].error}")
     return "\n".join(lines)
 
 
 def _count(rate: Estimate | None) -> str:
     return "–" if rate is None else f"{rate.successes}/{rate.trials}"
-
-
-def failures(measurement: Measurement, limit: int = 3) -> str:
-    """The reasons of up to `limit` trials that raised or whose check raised, one a line; "" when there are none."""
-    failed = [t for t in measurement.trials if t.error]
-    shown = [f"{t.task.name}, seed {t.seed}: {t.error}" for t in failed[:limit]]
-    more = f"\n... and {len(failed) - limit} more" if len(failed) > limit else ""
-    return "\n".join(shown) + more

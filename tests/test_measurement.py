@@ -115,6 +115,9 @@ def test_a_run_that_raises_is_a_failed_trial_with_its_reason_and_a_check_that_ra
     assert ok.passed and ok.error is None
     assert failed.failed_at == 0 and failed.run.outcome == "error" and "the server went away" in failed.error
     assert measured.did() == "1 answered right, 1 failed"
+    assert measurement_table([measured]).splitlines()[-1] == (
+        "read, then answer: 1 of 2 runs failed; the first (fern.md, seed 1): "
+        "AgentError: the model call at step 1 failed: ConnectionError: the server went away")
     fussed = measure(DESIGN, Seeded(reader), TASKS[:1], [0], {"named note": named_note, "fussy": fussy}).trials[0]
     assert fussed.failed_at == 1 and fussed.error == "the check 'fussy' raised ValueError: no"
 
@@ -192,7 +195,7 @@ def test_a_check_with_retries_measures_p_delta_and_q_and_the_formula_gives_its_o
     assert [checked.q(r).successes for r in range(3)] == [2, 3, 3]
     assert checked.formula_q(1) == pytest.approx(0.5 * (1 + 0.5 * 0.5))
     assert checked.retried == Estimate(1, 1) and checked.false_alarms == 0
-    assert checked.first_attempts.estimate == checked.p and checked.first_attempts.steps == ("named note", "right number")
+    assert checked.steps == ("named note", "right number")
     with pytest.raises(ValueError):
         checked.q(3)
 
@@ -202,7 +205,7 @@ def test_retries_stop_at_the_first_attempt_the_check_accepts_and_none_left_is_a_
     checked = measure_checked(DESIGN, always_wrong, TASKS[:1], [0], in_the_note_read, retries=2)
     (trial,) = checked.trials
     assert [a.seed for a in trial.attempts] == [0, 1000, 2000] and trial.objected == (True, True, True)
-    assert not any(trial.passed(r) for r in range(3)) and trial.right_after is None
+    assert not any(trial.passed(r) for r in range(3))
     assert checked.retried == Estimate(0, 2)
 
 
