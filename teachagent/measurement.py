@@ -8,9 +8,11 @@ its 95 % Wilson interval (an `Estimate`, estimate.py).
 
 The seeds make the measurement repeatable. A model that samples with a seed (llama.cpp's
 server takes one with each request: `OpenAICompatible(seed=...)`, or `model.seed = ...`)
-writes the same reply to the same request, so the same seeds give the same runs again, and
-a recording of them replays to the same counts. `measure` sets `model.seed` before each run
-and puts it back afterwards; a model that takes no seed (Claude) is run unseeded.
+draws the same random numbers for the same request, and a recording keeps each request's
+seed beside it, so a recording replays to the same counts in any order. Measured again live,
+the counts land near the recorded ones, often on them: llama.cpp reuses what it computed for
+earlier prompts, which can shift a reply now and then. `measure` sets `model.seed` before
+each run and puts it back afterwards; a model that takes no seed (Claude) is run unseeded.
 
 A task done in steps can be judged step by step, in order: "read the note the question
 names?", then "the right number?". A run reaches a step only if every step before it was
