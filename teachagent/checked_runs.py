@@ -54,7 +54,6 @@ class CheckedTrial:
         return False  # every attempt allowed was objected to
 
 
-
 @dataclass(frozen=True)
 class CheckedMeasurement:
     """A design measured with a check and up to `retries` retries: p, δ and q measured, and the formula's q."""
