@@ -43,6 +43,8 @@ LESSONS: dict[str, dict[str, str]] = {
         "answers": "AnswerForm",
         "agent": "no_tools_after_a_result",
         "scripted": "ScriptBreaksToolChoice",
+        "estimate": "Estimate",
+        "measurement": "Design Measurement Trial measure measurement_table",
     },
     "lesson 3: the agent loop, its record, and you as the model": {
         "agent": "Agent AgentError",
@@ -51,7 +53,7 @@ LESSONS: dict[str, dict[str, str]] = {
         "trace": "OUTCOMES Outcome Run Step",
         "course.viz": "StepViewer run_html",
         "course.widgets": "play",
-        "course.replay": "real_model_run",
+        "course.replay": "real_model_run real_model_measurement",
     },
     "lesson 4: memory": {
         "memory": "MemoryStore memory_tools",
@@ -73,7 +75,9 @@ LESSONS: dict[str, dict[str, str]] = {
     },
     "lesson 7: how often a long task succeeds": {
         "reliability": "floor_n50 n50 n50_approx step_success task_success",
-        "simulation": "Estimate flaky_agent run_flaky_agents simulate",
+        "simulation": "flaky_agent run_flaky_agents simulate",
+        "steps_alone": "AfterRightSteps product",
+        "checked_runs": "CheckedMeasurement CheckedTrial measure_checked",
         "course.widgets": "SuccessExplorer",
     },
     "lesson 8: the capstone, and an evaluation over tasks": {

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from .agent import AgentError
 from .base.display import one_line
 from .base.errors import CourseError, exception_text, shown_value, type_name
-from .simulation import Estimate
+from .estimate import Estimate
 from .trace import Run
 
 

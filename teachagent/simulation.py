@@ -5,16 +5,16 @@ n steps with qⁿ. Here we measure the same numbers two ways and put a 95 % conf
 interval around each measured rate: by simulating checked steps with a seeded random
 generator, and by running the real `Agent` loop on a task whose tool works only with
 probability p, checked by a tool that catches a failure only with probability δ (`delta`).
+A measured rate is an `Estimate` (estimate.py): successes out of trials, with the interval.
 """
 
 from __future__ import annotations
 
-import math
 import random
-from dataclasses import dataclass
 
 from .agent import Agent
 from .base.errors import check_number
+from .estimate import Estimate
 from .messages import Message, Text
 from .reliability import step_success
 from .scripted import Reply, ScriptedModel, call, tool_exchanges
@@ -29,40 +29,6 @@ def checked_step(p: float, delta: float, r: int, rng: random.Random) -> bool:
         if rng.random() >= delta:  # the failure slipped past the check
             return False
     return False  # every retry was used up
-
-
-@dataclass
-class Estimate:
-    """A success rate measured over `trials`, with its 95 % Wilson confidence interval."""
-
-    successes: int
-    trials: int
-
-    def __post_init__(self) -> None:
-        check_number("trials", self.trials, whole=True, at_least=1, at_most=10**12)
-        check_number("successes", self.successes, whole=True, at_least=0, at_most=self.trials)
-
-    def __repr__(self) -> str:
-        low, high = self.interval
-        return f"Estimate({self.successes}/{self.trials} = {self.rate:.3f}, 95% CI {low:.3f}–{high:.3f})"
-
-    @property
-    def rate(self) -> float:
-        return self.successes / self.trials
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        z, n, p = 1.96, self.trials, self.rate
-        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))  # exact at 0/n and n/n
-
-    def agrees_with(self, probability: float) -> bool:
-        """Whether a predicted `probability` (such as the formula's qⁿ) lies inside the 95 %
-        interval around the measured rate: the measurement then does not contradict it."""
-        check_number("probability", probability, at_least=0, at_most=1)
-        low, high = self.interval
-        return low <= probability <= high
 
 
 def simulate(p: float, delta: float, r: int, n: int, trials: int, seed: int = 0) -> Estimate:

@@ -7,7 +7,7 @@ import pytest
 
 from teachagent import Agent, EvalTask, ScriptedModel, call, compared, evaluate_agent, tool
 from teachagent.base.errors import CourseError
-from teachagent.simulation import Estimate
+from teachagent.estimate import Estimate
 
 
 @tool

@@ -23,10 +23,10 @@ from teachagent.base.errors import CourseError, SettingError
 from teachagent.compaction import MARK, Compaction, is_compacted
 from teachagent.cost import PRICES, Price, run_cost
 from teachagent.dispatch import ask_in_terminal
+from teachagent.estimate import Estimate
 from teachagent.memory import MemoryStore, MemoryStoreError
 from teachagent.messages import Message, Response, Text, ToolCall, ToolResult
 from teachagent.scripted import latest_results
-from teachagent.simulation import Estimate
 from teachagent.tokens import context_tokens
 from teachagent.trace import Run
 from teachagent.usage import Usage

@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 
 from teachagent.course.plots import N_MAX_CAP, plot_task_success, task_length_range
 from teachagent.course.widgets import SuccessExplorer
+from teachagent.estimate import Estimate
 from teachagent.reliability import floor_n50, n50, n50_approx, step_success, task_success
-from teachagent.simulation import Estimate, checked_step, flaky_agent, run_flaky_agents, simulate
+from teachagent.simulation import checked_step, flaky_agent, run_flaky_agents, simulate
 
 # Deterministic property tests: the same examples on every run, no example database.
 props = settings(derandomize=True, database=None, deadline=None, max_examples=150)

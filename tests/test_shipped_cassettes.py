@@ -27,7 +27,8 @@ LESSONS = [path for path in NOTEBOOKS if path.name[:2] != "00"]  # the notation 
 SHIPPED_FROM = f"{MODEL} (local mode, seed {RECORDING_SEED})"
 CELL_SECONDS = 120
 # what a cell shows when the recording lacks a request: real_model_run's lines, a replay error's words
-UNANSWERED = ("does not hold this task", "cannot be played", "no recording of a real model", "never recorded")
+UNANSWERED = ("does not hold this task", "does not hold these runs", "cannot be played", "no recording of a real model",
+              "never recorded")
 
 pytestmark = [pytest.mark.models, pytest.mark.notebook]  # its own step; each test starts a Jupyter kernel
 

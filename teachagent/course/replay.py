@@ -56,6 +56,7 @@ READABLE = ("teachagent.cassette/1", FORMAT)  # /1 always held "system" and "too
 SOURCE_WIDTH = 200  # characters of the header's "recorded_from": a model's name and how it ran, never a credential
 RECORDING_SEED = 0  # TEACHAGENT_LOCAL_SEED of the lessons' shipped recordings (notebooks/cassettes/)
 Result = TypeVar("Result", Run, Response)
+Measured = TypeVar("Measured")  # what a measurement gives: a Measurement, or a list or dict of them
 
 _drafts = itertools.count(1)  # numbers this process's drafts, so two recorders never share one
 _writing = threading.Lock()  # one line at a time, whichever thread or recorder writes it
@@ -353,6 +354,7 @@ class Player(Model):
         self.source = shorten(one_line(given), SOURCE_WIDTH) if isinstance(given, str) and given.strip() else self.recorded
         self.name = f"{self.source}, replayed"
         self.seed: int | None = None  # the seed the recorded model sampled with, for a recording of seeded runs
+        self.unanswered = 0  # requests it found no recording of: a measurement that counts them as failed runs still says so
         self._answers: dict[str, list[dict[str, Any]]] = {}
         for record in records:
             if record["kind"] == "complete":
@@ -377,6 +379,7 @@ class Player(Model):
         key = _key(seeded(request_body(self.recorded, system, messages, tools, max_tokens, tool_choice, answer_form), self.seed))
         answers = self._answers.get(key)
         if not answers:
+            self.unanswered += 1
             raise CassetteError(self._never_recorded(json.loads(key)))
         played = self._asked.get(key, 0)
         self._asked[key] = played + 1
@@ -562,6 +565,7 @@ def _in_use() -> Recorder | Player | None:
 
 
 REAL_RUN = "real_model_run"  # the mark before a recorded real_model_run's calls
+MEASUREMENT = "measurement: "  # the mark before a recorded real_model_measurement's calls, with its name after it
 
 
 def real_model_run(run_on: Callable[[Model], Result], cassette: str | Path) -> Result | None:
@@ -579,31 +583,64 @@ def real_model_run(run_on: Callable[[Model], Result], cassette: str | Path) -> R
     missing, or that does not hold this task, is one line saying so and the command that
     records it, and the result is None.
     """
+    played = _on_the_recording(run_on, cassette, REAL_RUN, "this task")
+    if played is None:
+        return None
+    result, said = played
+    print(one_line(f"a real model's run, {said}: {describe(result)}", 1000))
+    return result
+
+
+def real_model_measurement(measure_on: Callable[[Model], Measured], cassette: str | Path, name: str) -> Measured | None:
+    """A seeded measurement of a real model (measurement.py), played from a recording, in every mode.
+
+    As `real_model_run`, for many runs: `measure_on` measures whatever model it is given,
+    setting its seed before each run; here that model is a player of the lesson's shipped
+    recording, starting at the mark `name` labels (in replay mode, of the cassette replayed;
+    in record mode, the recorder). A player answers a seeded request with the reply recorded
+    for that seed, so the measurement gives the recorded counts in any order. Prints one line:
+    whose recording, and where it plays from. A recording that misses any of the runs (a prompt
+    changed) is one line with the command that records it again, and the result is None.
+    """
+    played = _on_the_recording(measure_on, cassette, MEASUREMENT + name, "these runs")
+    if played is None:
+        return None
+    result, said = played
+    print(one_line(f"a real model's runs, {said}", 1000))
+    return result
+
+
+def _on_the_recording(run_on: Callable[[Model], Any], cassette: str | Path, mark: str,
+                      what: str) -> tuple[Any, str] | None:
+    """`run_on` on the recording (see `real_model_run`), and whose recording it was and where it plays from, in words;
+    None, after one line saying why and how to record it, if the recording is missing or does not hold `what`."""
     path = Path(cassette)
     command = record_command(notebook_of(path))
     model = _in_use()
     if isinstance(model, Recorder):
-        model.mark(REAL_RUN)
+        model.mark(mark)
     else:
         played = model.path if isinstance(model, Player) else path
         if not os.path.lexists(played):
             print(one_line(f"no recording of a real model at {played} yet; record it with: {command}", 1000))
             return None
         try:
-            model = Player(played, start=REAL_RUN)
+            model = Player(played, start=mark)
         except CassetteError as error:
             print(one_line(f"the recording at {played} cannot be played ({error}); record it again with: {command}", 1000))
             return None
+    missed = model.unanswered if isinstance(model, Player) else 0  # a measurement counts an unanswered run as failed
     try:
-        result = run_on(model)
+        result, held = run_on(model), True
     except (CassetteError, AgentError) as error:
         if not isinstance(error, CassetteError) and not isinstance(error.__cause__, CassetteError):
             raise  # a live model failing while recording: the recording must fail too
-        print(one_line(f"the recording at {model.path} does not hold this task (its prompts changed since it was "
+        result, held = None, False
+    if not held or (isinstance(model, Player) and model.unanswered > missed):
+        print(one_line(f"the recording at {model.path} does not hold {what} (its prompts changed since it was "
                        f"recorded); record it again with: {command}", 1000))
         return None
     where = f"recorded now into {model.path}" if isinstance(model, Recorder) else f"played from {model.path}"
     if _in_use() is not None:  # replay or record mode: the recording is also what plays (or records) your model
         where += ", the same recording as your model's runs in this notebook"
-    print(one_line(f"a real model's run, {model.source}, {where}: {describe(result)}", 1000))
-    return result
+    return result, f"{model.source}, {where}"

@@ -17,6 +17,7 @@ from ..dispatch import Dispatcher
 from ..messages import ToolCall, ToolResult
 from ..tools import Tool
 from .checks import check, close, describe, expect, filled, numbers_in, text, whole
+from .lesson8 import SAMPLE_NOTES as SAMPLE_NOTES  # the houseplant notes, on which this lesson measures a real model
 from .quizzes import Question
 
 
