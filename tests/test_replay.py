@@ -796,3 +796,21 @@ def test_lesson_5_runs_live_through_the_sdk_then_replays_offline_identically(tmp
     assert ([t.replace(" (live mode, the Anthropic API), replayed", "") for t in texts(again)]
             == [t.replace("recorded now into", "played from") for t in texts(recorded)])
     assert any("0.119" in t and "0.126" in t for t in texts(again))
+
+
+def test_a_player_gone_on_to_a_mark_answers_as_recorded_after_it_and_never_goes_back(tmp_path):
+    cassette = tmp_path / "c.jsonl"
+    recorder = Recorder(ScriptedModel(["first", "second", "third"]), cassette)
+    hello = [Message("user", "hello")]
+    recorder.complete("", hello)
+    recorder.mark("part")
+    recorder.complete("", hello)
+    recorder.complete("", hello)
+    recorder.finish()
+    player = Player(cassette)
+    player.skip_to("part")
+    assert [player.complete("", hello).text for _ in range(2)] == ["second", "third"]
+    player.skip_to("part")  # asked already: stays asked
+    assert player.complete("", hello).text == "third"  # the last answer again, once they run out
+    player.skip_to("no such mark")
+    assert Player(cassette).complete("", hello).text == "first"

@@ -360,14 +360,26 @@ class Player(Model):
             if record["kind"] == "complete":
                 self._answers.setdefault(_key(record["request"]), []).append(record["response"])
         self._asked: dict[str, int] = {}
-        at = next((i for i, r in enumerate(records) if r["kind"] == "mark" and r["label"] == start), 0)  # 0: no mark
-        for record in records[:at]:  # the calls before the mark count as asked
-            if record["kind"] == "complete":
-                key = _key(record["request"])
-                self._asked[key] = self._asked.get(key, 0) + 1
+        self._records = records
+        self.skip_to(start)
         if any(r["kind"] == "count_tokens" for r in records):  # a recording of a model that counted: so can the player
             self._counts = self._known_counts(records)
             self.count_tokens = self._count_tokens  # type: ignore[method-assign]
+
+    def skip_to(self, mark: str | None) -> None:
+        """Go on as if every call recorded before the first mark labelled `mark` had been asked (no such mark: none).
+
+        A part of a notebook then gets the replies it got when recorded, whether or not the cells
+        before it were played in this session; a call asked already stays asked.
+        """
+        at = next((i for i, r in enumerate(self._records) if r["kind"] == "mark" and r["label"] == mark), 0)
+        before: dict[str, int] = {}
+        for record in self._records[:at]:
+            if record["kind"] == "complete":
+                key = _key(record["request"])
+                before[key] = before.get(key, 0) + 1
+        for key, n in before.items():
+            self._asked[key] = max(self._asked.get(key, 0), n)
 
     def __repr__(self) -> str:
         return f"Player({str(self.path)!r}, {len(self.requests)} calls recorded, {sum(self._asked.values())} played)"
@@ -575,7 +587,8 @@ def real_model_run(run_on: Callable[[Model], Result], cassette: str | Path) -> R
     to the notebook, e.g. "cassettes/03_agent_loop.jsonl". `run_on` always starts where this
     run began when it was recorded (a mark), so every mode plays the same run: offline, local
     and live on a new player of `cassette`; in replay mode on a new player of the cassette being
-    replayed (what the cells above played, or did not yet, makes no difference). In record mode
+    replayed (what the cells above played, or did not yet, makes no difference, and the session's
+    player is left as it was). In record mode
     it runs on the recorder, after writing that mark, so this run is in the new recording too
     (the old cassette may be stale or missing). Prints one line: which model's recording, and
     what the run did; in replay and record modes it says that recording is also your model's,
@@ -596,8 +609,10 @@ def real_model_measurement(measure_on: Callable[[Model], Measured], cassette: st
 
     As `real_model_run`, for many runs: `measure_on` measures whatever model it is given,
     setting its seed before each run; here that model is a player of the lesson's shipped
-    recording, starting at the mark `name` labels (in replay mode, of the cassette replayed;
-    in record mode, the recorder). A player answers a seeded request with the reply recorded
+    recording, starting at the mark `name` labels; in record mode, the recorder; in replay mode,
+    the session's player gone on to that mark (`Player.skip_to`), so that a cell below that
+    measures your model with the same seeded requests gets the replies recorded for it, not
+    these again. A player answers a seeded request with the reply recorded
     for that seed, so the measurement gives the recorded counts in any order. Prints one line:
     whose recording, and where it plays from. A recording that misses any of the runs (a prompt
     changed) is one line with the command that records it again, and the result is None.
@@ -619,15 +634,17 @@ def _on_the_recording(run_on: Callable[[Model], Any], cassette: str | Path, mark
     model = _in_use()
     if isinstance(model, Recorder):
         model.mark(mark)
+    elif isinstance(model, Player) and mark != REAL_RUN:  # replay mode: a measurement goes on in the session's player
+        model.skip_to(mark)
     else:
-        played = model.path if isinstance(model, Player) else path
-        if not os.path.lexists(played):
-            print(one_line(f"no recording of a real model at {played} yet; record it with: {command}", 1000))
+        path = model.path if isinstance(model, Player) else path  # replay mode: the cassette replayed, at the mark
+        if not os.path.lexists(path):
+            print(one_line(f"no recording of a real model at {path} yet; record it with: {command}", 1000))
             return None
         try:
-            model = Player(played, start=mark)
+            model = Player(path, start=mark)
         except CassetteError as error:
-            print(one_line(f"the recording at {played} cannot be played ({error}); record it again with: {command}", 1000))
+            print(one_line(f"the recording at {path} cannot be played ({error}); record it again with: {command}", 1000))
             return None
     missed = model.unanswered if isinstance(model, Player) else 0  # a measurement counts an unanswered run as failed
     try:
