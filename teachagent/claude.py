@@ -27,8 +27,8 @@ from .base.http import (
     DEFAULT_TIMEOUT,
     IDENTITY,
     STAND_IN_KEY,
-    Address,
     CallTimedOut,
+    Connection,
     Guarded,
     MissingAPIKey,
     ReplyTooLarge,
@@ -36,12 +36,10 @@ from .base.http import (
     UnexpectedReply,
     as_sent,
     capped_http_client,
-    checked_key,
     reply_count,
     reply_text,
     sendable,
     sent_field,
-    usable,
 )
 from .messages import MAX_TOKENS, STOPS, Block, Message, Response, Text, ToolCall
 from .models import Model
@@ -69,6 +67,8 @@ class Claude(Model):
     refused here, before the call, unless thinking is False.
     """
 
+    name = "(not set yet)"  # what the repr of one that could not be made shows: safe to print half-built
+
     def __init__(
         self,
         model: str | None = None,
@@ -84,19 +84,18 @@ class Claude(Model):
         if thinking not in (None, True, False):
             raise SettingError(f"thinking must be True, False or None (the model's own default), got {thinking!r}")
         self.thinking = thinking
-        secret, api_key = Secret(api_key or os.environ.get("ANTHROPIC_API_KEY") or ""), None  # no frame holds the key itself
-        given, base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL"), None  # an address's credentials are secrets too
-        address, given = (usable(Address(given), "base_url (or ANTHROPIC_BASE_URL)") if given else None), None
-        checked_key(secret, "ANTHROPIC_API_KEY")
+        key, api_key = Secret(api_key or ""), None  # no frame holds the key itself
+        connection, base_url = Connection.read(key, "ANTHROPIC_API_KEY", base_url, "ANTHROPIC_BASE_URL"), None
         self.timeout = float(check_number("timeout", timeout, above=0, at_most=A_DAY, unit="seconds"))
         check_number("max_retries", max_retries, whole=True, at_least=0, at_most=10)
         import anthropic
 
+        address = connection.address
         build = lambda: anthropic.Anthropic(  # noqa: E731
             api_key=STAND_IN_KEY, base_url=address.base if address else None, max_retries=max_retries,
             timeout=self.timeout, default_headers=IDENTITY, http_client=capped_http_client(anthropic, address),
         )
-        self._guarded = Guarded(build, secret, self.timeout, self.name, address)
+        self._guarded = Guarded(build, connection.secret, self.timeout, self.name, address)
 
     def __repr__(self) -> str:
         return f"Claude(model={self.name!r})"

@@ -38,29 +38,27 @@ this adapter has had: a server's own, or a new one if it sent none or repeated o
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .base.display import one_line
-from .base.errors import A_DAY, PromptTooLong, SettingError, check_number, type_name
+from .base.errors import A_DAY, PromptTooLong, SettingError, check_number
 from .base.http import (
     DEFAULT_TIMEOUT,
     IDENTITY,
     STAND_IN_KEY,
     Address,
+    Connection,
     Guarded,
     Secret,
     UnexpectedReply,
     as_sent,
     capped_http_client,
-    checked_key,
     reply_count,
     reply_text,
     sendable,
     sent_field,
-    usable,
 )
 from .messages import MAX_TOKENS, Block, Message, Response, StopReason, Text, ToolCall, ToolResult
 from .models import Model
@@ -100,6 +98,8 @@ class OpenAICompatible(Model):
     change `model.seed` between runs to sample each run afresh, yet repeatably.
     """
 
+    model = server = "(not set yet)"  # what the repr of one that could not be made shows: safe to print half-built
+
     def __init__(
         self,
         model: str,
@@ -111,13 +111,11 @@ class OpenAICompatible(Model):
         name: str | None = None,
         seed: int | None = None,
     ) -> None:
-        secret, api_key = Secret(api_key or os.environ.get("OPENAI_API_KEY") or ""), None  # no frame holds the key itself
-        if base_url is not None and not isinstance(base_url, str):
-            raise SettingError(f"base_url is the server's address as text, such as 'http://localhost:11434/v1'; got "
-                               f"a {type_name(base_url)}")
-        base_url = str.__str__(base_url) if isinstance(base_url, str) else None  # a str subclass: the text it holds
-        address, base_url = Address(base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_SERVER), None  # nor the address's
-        usable(address, "base_url (TEACHAGENT_BASE_URL and --base-url in the course, else OPENAI_BASE_URL)")
+        key, api_key = Secret(api_key or ""), None  # no frame holds the key itself
+        connection, base_url = Connection.read(
+            key, "OPENAI_API_KEY", base_url, "OPENAI_BASE_URL", default_url=DEFAULT_SERVER, key_required=False,
+            url_setting="base_url (TEACHAGENT_BASE_URL and --base-url in the course, else OPENAI_BASE_URL)"), None
+        secret, address = connection.secret, cast(Address, connection.address)  # there is always one: DEFAULT_SERVER
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"model must name the server's model, e.g. 'llama3.2' for Ollama; got {one_line(repr(model))}")
         if address.authorization is not None and secret.reveal():
@@ -130,8 +128,6 @@ class OpenAICompatible(Model):
         self.timeout = float(check_number("timeout", timeout, above=0, at_most=A_DAY, unit="seconds"))
         check_number("max_retries", max_retries, whole=True, at_least=0, at_most=10)
         self.seed = seed if seed is None else check_number("seed", seed, whole=True, at_least=0, at_most=2**32 - 1)
-        if secret.reveal():
-            checked_key(secret, "OPENAI_API_KEY")
         import openai
 
         build = lambda: openai.OpenAI(  # noqa: E731

@@ -20,6 +20,7 @@ from teachagent.agent import Agent, AgentError
 from teachagent.base.errors import SettingError
 from teachagent.claude import Claude, MissingAPIKey
 from teachagent.course.replay import Recorder
+from teachagent.openai_compatible import OpenAICompatible
 
 SECRET = "Q7mZr2XkP9wLb4NcT1vHs8JdF3gYe6Ua"  # a made-up key body; never a real key
 GOOD_KEY = "sk-ant-api03-" + SECRET
@@ -94,3 +95,19 @@ def test_a_client_that_cannot_be_built_is_one_line_with_no_key_in_its_frames():
         Claude("claude-test", api_key=GOOD_KEY, base_url="http://[::1")
     assert "cannot be made" in str(caught.value) and "\n" not in str(caught.value)
     assert not leaks(everything_shown(caught.value))
+
+
+@pytest.mark.parametrize("adapter", [Claude, OpenAICompatible])
+def test_an_adapter_that_could_not_be_made_is_still_safe_to_print(adapter):
+    """A traceback through a constructor that raised prints its `self`: half-built, it must still have a repr."""
+    half_built = adapter.__new__(adapter)
+    assert "(not set yet)" in repr(half_built)
+
+
+def test_the_connection_shows_neither_the_key_nor_the_addresss_credentials(monkeypatch):
+    from teachagent.base.http import Connection, Secret
+
+    monkeypatch.setenv("OPENAI_API_KEY", GOOD_KEY)
+    connection = Connection.read(Secret(""), "OPENAI_API_KEY", "http://ann:pw@127.0.0.1:9/v1?api_key=x", "OPENAI_BASE_URL")
+    assert connection.secret.reveal() == GOOD_KEY and GOOD_KEY not in repr(connection)
+    assert "pw" not in repr(connection) and "api_key=x" not in repr(connection) and "127.0.0.1:9" in repr(connection)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import os
 import re
 import threading
 import traceback
@@ -40,7 +41,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from .display import shorten
-from .errors import CourseError, SettingError
+from .errors import CourseError, SettingError, type_name
 
 DEFAULT_TIMEOUT = 120.0  # seconds one call may take in all, retries included
 MAX_REPLY_BYTES = 16 * 2**20  # 16 MiB; a reply of the largest max_tokens is well under 1 MiB of JSON
@@ -245,6 +246,39 @@ def usable(address: Address, setting: str) -> Address:
         raise SettingError(f"the server's address {shorten(address.url, 100)!r} cannot be used: {address.problem}; "
                            f"give {setting} as http://HOST:PORT/v1, such as http://localhost:11434/v1 for Ollama")
     return address
+
+
+class Connection:
+    """Where an adapter's calls go and with which key: read once, where the settings are read, and the one
+    object that holds them. Its repr shows the key's length and the address without its credentials.
+
+    `Connection.read(...)` takes the key from the argument (already a `Secret`: the caller's frame
+    must not hold it as text while this one runs) or `key_variable`, and the address from the
+    argument, `url_variable` or `default_url`; it refuses an address no call can use and, where
+    `key_required`, a missing or unusable key, each in one line naming the setting.
+    """
+
+    __slots__ = ("address", "secret")
+
+    def __init__(self, secret: Secret, address: Address | None) -> None:
+        self.secret, self.address = secret, address
+
+    def __repr__(self) -> str:
+        return f"Connection({self.address.url if self.address else 'the SDK default'!r}, key: {self.secret!r})"
+
+    @classmethod
+    def read(cls, key: Secret, key_variable: str, base_url: str | None, url_variable: str, *,
+             default_url: str | None = None, key_required: bool = True, url_setting: str | None = None) -> Connection:
+        secret = key if key.reveal() else Secret(os.environ.get(key_variable) or "")  # the key given, else the variable's
+        if base_url is not None and not isinstance(base_url, str):
+            raise SettingError(f"base_url is the server's address as text, such as 'http://localhost:11434/v1'; got "
+                               f"a {type_name(base_url)}")
+        given = str.__str__(base_url) if isinstance(base_url, str) else None  # a str subclass: the text it holds
+        given, base_url = given or os.environ.get(url_variable) or default_url, None  # an address's credentials too
+        address = usable(Address(given), url_setting or f"base_url (or {url_variable})") if given else None
+        if key_required or secret.reveal():
+            checked_key(secret, key_variable)
+        return cls(secret, address)
 
 
 def _names_a_credential(name: str) -> bool:
