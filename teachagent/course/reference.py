@@ -78,17 +78,7 @@ def describe(result: Run | Response | list[Response]) -> str:
         reads = ", ".join(str(reply.usage.total_input_tokens) for reply in result)
         return f"{len(result)} calls reading {reads} tokens; the last {describe(result[-1])}"
     if isinstance(result, Response):
-        calls = result.tool_calls
-        if calls:
-            said = ", ".join(f"{c.name}({', '.join(f'{k}={v!r}' for k, v in c.input.items())})" for c in calls)
-            return f"called {_cut(said, 80)} ({result.stop_reason})"
-        text = result.text
-        if text.startswith(CUT_OFF):  # local mode's own note, not the model's words: said, not quoted
-            note, _, so_far = text.partition(") ")
-            wrote = note.strip("()") + (f", after writing {_quoted(so_far)}" if so_far.strip() else "")
-        else:
-            wrote = f"wrote {_quoted(text)}" if text.strip() else "wrote no text"
-        return f"{wrote} ({result.stop_reason}), no tool call"
+        return _reply_in_words(result)
     if not isinstance(result, Run):
         raise CourseError(f"describe takes a Run or a Response, not a {type(result).__name__}")
     n_calls = sum(len(step.response.tool_calls) for step in result.steps)
@@ -100,6 +90,20 @@ def describe(result: Run | Response | list[Response]) -> str:
         return f"{head}, ended with {_quoted(result.steps[-1].response.text)}, {why} ({result.outcome})"
     ending = _ENDINGS.get(result.outcome, OUTCOMES.get(result.outcome, result.outcome))
     return f"{head}, {ending} ({result.outcome}), no answer"
+
+
+def _reply_in_words(reply: Response) -> str:
+    """One reply in a few words: the calls it made, or what it wrote (local mode's cut-off note said, not quoted)."""
+    if calls := reply.tool_calls:
+        said = ", ".join(f"{c.name}({', '.join(f'{k}={v!r}' for k, v in c.input.items())})" for c in calls)
+        return f"called {_cut(said, 80)} ({reply.stop_reason})"
+    text = reply.text
+    if text.startswith(CUT_OFF):  # local mode's own note, not the model's words
+        note, _, so_far = text.partition(") ")
+        wrote = note.strip("()") + (f", after writing {_quoted(so_far)}" if so_far.strip() else "")
+    else:
+        wrote = f"wrote {_quoted(text)}" if text.strip() else "wrote no text"
+    return f"{wrote} ({reply.stop_reason}), no tool call"
 
 
 def compare_line(yours: Run | Response | list[Response], reference: Run | Response | list[Response], name: str) -> str:

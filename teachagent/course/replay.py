@@ -625,27 +625,36 @@ def real_model_measurement(measure_on: Callable[[Model], Measured], cassette: st
     return result
 
 
+def _recording_at(mark: str, path: Path, command: str) -> Recorder | Player | None:
+    """What plays the part of a notebook that `mark` labels: in record mode the recorder, marked; in replay mode
+    for a measurement, the session's player gone on to the mark; else a new player of the cassette (the one
+    replayed, or `path`) at the mark. None, after one line saying why and how to record it, if there is none."""
+    model = _in_use()
+    if isinstance(model, Recorder):
+        model.mark(mark)
+        return model
+    if isinstance(model, Player) and mark != REAL_RUN:  # a measurement goes on in the session's player
+        model.skip_to(mark)
+        return model
+    path = model.path if isinstance(model, Player) else path  # replay mode: the cassette replayed, at the mark
+    if not os.path.lexists(path):
+        print(one_line(f"no recording of a real model at {path} yet; record it with: {command}", 1000))
+        return None
+    try:
+        return Player(path, start=mark)
+    except CassetteError as error:
+        print(one_line(f"the recording at {path} cannot be played ({error}); record it again with: {command}", 1000))
+        return None
+
+
 def _on_the_recording(run_on: Callable[[Model], Any], cassette: str | Path, mark: str,
                       what: str) -> tuple[Any, str] | None:
     """`run_on` on the recording (see `real_model_run`), and whose recording it was and where it plays from, in words;
     None, after one line saying why and how to record it, if the recording is missing or does not hold `what`."""
-    path = Path(cassette)
-    command = record_command(notebook_of(path))
-    model = _in_use()
-    if isinstance(model, Recorder):
-        model.mark(mark)
-    elif isinstance(model, Player) and mark != REAL_RUN:  # replay mode: a measurement goes on in the session's player
-        model.skip_to(mark)
-    else:
-        path = model.path if isinstance(model, Player) else path  # replay mode: the cassette replayed, at the mark
-        if not os.path.lexists(path):
-            print(one_line(f"no recording of a real model at {path} yet; record it with: {command}", 1000))
-            return None
-        try:
-            model = Player(path, start=mark)
-        except CassetteError as error:
-            print(one_line(f"the recording at {path} cannot be played ({error}); record it again with: {command}", 1000))
-            return None
+    command = record_command(notebook_of(Path(cassette)))
+    model = _recording_at(mark, Path(cassette), command)
+    if model is None:
+        return None
     missed = model.unanswered if isinstance(model, Player) else 0  # a measurement counts an unanswered run as failed
     try:
         result, held = run_on(model), True
