@@ -54,6 +54,7 @@ GRACE = 1.0  # the Tool's own time limit is this much longer, so the server's si
 MAX_RESULT_CHARS = 1_000_000  # the longest result passed on to a model: about the size of read_file's largest
 MAX_PAGES = 50  # pages of tools/list followed: a server that never stops paging cannot hang the start
 STDERR_KEPT = 4000  # characters of the server's standard error kept, to say what it last said
+STDERR_SETTLE = 1.0  # seconds a closed connection waits for the rest of the server's standard error
 
 
 class MCPToolError(Exception):
@@ -130,14 +131,18 @@ class _StderrTail:
         self.writer = os.fdopen(writer, "w")  # handed to the server as its stderr
         self._reader = os.fdopen(reader, "rb", buffering=0)
         self._kept = b""
-        threading.Thread(target=self._read, name="teachagent MCP stderr", daemon=True).start()
+        self._thread = threading.Thread(target=self._read, name="teachagent MCP stderr", daemon=True)
+        self._thread.start()
 
     def _read(self) -> None:
         with self._reader:
             while chunk := self._reader.read(4096):
                 self._kept = (self._kept + chunk)[-STDERR_KEPT:]
 
-    def last_line(self) -> str:
+    def last_line(self, settle: float = 0.0) -> str:
+        """The last line written, waiting up to `settle` seconds for the pipe to end first: a server that
+        has just died may have written its last words a moment before this thread read them."""
+        self._thread.join(settle)
         lines = [line for line in self._kept.decode("utf-8", "replace").splitlines() if line.strip()]
         return f"; the last line it wrote to stderr: {shorten(lines[-1].strip(), 300)!r}" if lines else ""
 
@@ -263,7 +268,8 @@ class MCPTools:
             why = "ended before it had listed its tools"
         else:
             why = f"did not list its tools: {exception_text(error, 300)}"
-        return f"the MCP server {shorten(program, 200)!r} {why}{self._stderr.last_line()}{self._stray_note()}"
+        said = self._stderr.last_line(settle=STDERR_SETTLE if _closed(error) else 0.0)
+        return f"the MCP server {shorten(program, 200)!r} {why}{said}{self._stray_note()}"
 
     # --- calling --------------------------------------------------------------------------
 
@@ -304,7 +310,7 @@ class MCPTools:
         error = _first_of(raised)
         if _closed(error):
             return (f"the MCP server {self.server!r} has closed the connection (it ended?)"
-                    f"{self._stderr.last_line()}{self._stray_note()}")
+                    f"{self._stderr.last_line(settle=STDERR_SETTLE)}{self._stray_note()}")
         if isinstance(error, MCPError):
             return f"the MCP server {self.server!r} refused the call: {shorten(str(error), 300)} (error {error.error.code})"
         if isinstance(error, ValueError):  # pydantic's ValidationError: the reply has no shape of a tool result
