@@ -27,10 +27,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .base.display import one_line
-from .base.errors import CourseError, check_number, exception_text
+from .base.errors import CourseError, SettingError, check_number, exception_text
 from .estimate import Estimate
 
 if TYPE_CHECKING:  # names for the annotations only: the loop and the record are lesson 3's, the tasks lesson 8's
@@ -148,7 +148,7 @@ def measure(design: Design, model: Model, tasks: Sequence[EvalTask], seeds: Iter
         twice = sorted({name for name in names if names.count(name) > 1})
         raise CourseError(f"each task needs its own name, so trials can be told apart: {', '.join(twice)} twice")
     checks: dict[str, StepCheck] = dict(steps) if steps else {ANSWER: lambda task, run: task.passed(run)}
-    seeded = hasattr(model, "seed")
+    seeded = takes_seed(model)
     before = getattr(model, "seed", None)
     trials = []
     try:
@@ -161,6 +161,25 @@ def measure(design: Design, model: Model, tasks: Sequence[EvalTask], seeds: Iter
         if seeded:
             setattr(model, "seed", before)  # noqa: B010
     return Measurement(design.label, tuple(checks), tuple(trials))
+
+
+def takes_seed(model: Model) -> bool:
+    """Whether a measurement can set `model.seed` before each run: the model samples with a seed it is given."""
+    return hasattr(model, "seed")
+
+
+class WrappedSeed:
+    """The `seed` of a model that wraps another as `.model` (a recorder, a model measured after right steps):
+    the wrapped model's seed, read and set through it, so that a measurement seeds the model that samples."""
+
+    def __get__(self, wrapper: Any, owner: type | None = None) -> int | None:
+        seed: int | None = getattr(getattr(wrapper, "model", None), "seed", None)
+        return seed
+
+    def __set__(self, wrapper: Any, value: int | None) -> None:
+        if not takes_seed(wrapper.model):
+            raise SettingError(f"{wrapper.model.name} takes no seed: only a model that samples with one can be given one")
+        wrapper.model.seed = value
 
 
 def _trial(design: Design, model: Model, task: EvalTask, seed: int | None, checks: dict[str, StepCheck]) -> Trial:

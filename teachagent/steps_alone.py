@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .base.errors import check_number
 from .estimate import Estimate
+from .measurement import WrappedSeed
 from .messages import MAX_TOKENS, Message, Response
 from .models import Model, call_model
 from .requests import ToolChoice
@@ -42,15 +43,7 @@ class AfterRightSteps:
     def __repr__(self) -> str:
         return f"AfterRightSteps({self.model.name!r}, after {self.k} right steps of {self._script.describe()})"
 
-    @property
-    def seed(self) -> int | None:
-        """The sampling seed of the model whose step is measured (None if it has none)."""
-        seed: int | None = getattr(self.model, "seed", None)
-        return seed
-
-    @seed.setter
-    def seed(self, value: int | None) -> None:
-        self.model.seed = value  # type: ignore[attr-defined]
+    seed = WrappedSeed()  # the measured model's sampling seed (None if it has none)
 
     def complete(
         self, system: str, messages: list[Message], tools: Sequence[dict[str, Any]] = (), max_tokens: int = MAX_TOKENS,

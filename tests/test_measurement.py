@@ -10,7 +10,7 @@ import re
 import pytest
 
 from teachagent import Agent, AgentError, AnswerForm, EvalTask, ScriptedModel, call, tool, tool_exchanges
-from teachagent.base.errors import CourseError
+from teachagent.base.errors import CourseError, SettingError
 from teachagent.checked_runs import RETRY_SEEDS, measure_checked
 from teachagent.course import replay
 from teachagent.course.replay import Player, Recorder, read_cassette
@@ -164,6 +164,8 @@ def test_after_right_steps_the_reference_plays_the_first_k_replies_and_the_model
     again = Agent(wrapped, [read_note], max_steps=2).run(TASKS[0].question)
     assert again.steps[0].response.tool_calls[0].id == run.steps[0].response.tool_calls[0].id  # each run starts afresh
     assert "after 1 right steps" in repr(wrapped)
+    with pytest.raises(SettingError, match="takes no seed"):  # a scripted model samples nothing a seed could repeat
+        AfterRightSteps(ScriptedModel(right_steps), right_steps, 1).seed = 1
     step_alone = measure(Design("step 2 alone", lambda m: Agent(AfterRightSteps(m, right_steps, 1), [read_note],
                                                                max_steps=2)), model, TASKS, range(4), STEPS)
     assert step_alone.estimate == Estimate(12, 16)  # seed 3's wrong note never happens: only seed 2's number is wrong

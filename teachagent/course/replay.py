@@ -40,6 +40,7 @@ from ..agent import AgentError
 from ..base.display import one_line, shorten
 from ..base.errors import CourseError, SettingError, exception_text
 from ..base.formats import FormatError, dumps, parse, read_text, validator
+from ..measurement import WrappedSeed
 from ..messages import MAX_TOKENS, Message, Response
 from ..models import Model, call_model, own_count
 from ..requests import ToolChoice, request_body
@@ -179,17 +180,7 @@ class Recorder(Model):
             raise CassetteError(f"cannot record to {str(self.path)!r}: {getattr(error, 'strerror', None) or error}") from None
         validator("cassette")  # built now: a kernel shutting down has no seconds to spare for importing jsonschema
 
-    @property
-    def seed(self) -> int | None:
-        """The recorded model's sampling seed, which every request records beside itself (None: it has none)."""
-        seed: int | None = getattr(self.model, "seed", None)
-        return seed
-
-    @seed.setter
-    def seed(self, value: int | None) -> None:
-        if not hasattr(self.model, "seed"):
-            raise SettingError(f"{self.model.name} takes no seed: only a model that samples with one can be given one")
-        self.model.seed = value  # type: ignore[attr-defined]
+    seed = WrappedSeed()  # the recorded model's sampling seed, which every request records beside itself
 
     def __repr__(self) -> str:
         return f"Recorder({self.model!r} → {str(self.path)!r}, {self.calls} calls, {self.failed} failed)"
