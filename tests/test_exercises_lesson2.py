@@ -372,7 +372,8 @@ def test_txt_reader_that_exits_is_one_line(said):
     assert said("2.4").startswith("not yet: your code called sys.exit()")
 
 
-@pytest.mark.parametrize("question, right, wrong_letters", [("2.1", "b", "ac"), ("2.2", "b", "ac"), ("2.3", "a", "bc")])
+@pytest.mark.parametrize("question, right, wrong_letters",
+                         [("2.1", "c", "ab"), ("2.2", "a", "bc"), ("2.3", "b", "ac"), ("2.4", "c", "ab")])
 def test_quiz(question, right, wrong_letters, capsys):
     from teachagent.exercises import quiz
 

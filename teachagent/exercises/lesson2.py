@@ -180,23 +180,23 @@ def refused(result: Any, path: str, its_text: str, why: str) -> None:
 
 QUIZ = {
     "2.1": Question(
-        answer="b",
+        answer="c",
         right="the model only writes the call; our dispatcher checks it against the schema and runs the procedure",
         wrong={"a": "nothing in a model can run code: it writes text (a tool_use block) and waits for the result",
-               "c": "the kernel runs the procedure because our code calls it; the model never touches the kernel"}),
+               "b": "the kernel runs the procedure because our code calls it; the model never touches the kernel"}),
     "2.2": Question(
-        answer="b",
+        answer="a",
         right="the input fails the schema, so the procedure never runs and the model gets an error it can act on",
-        wrong={"a": "the dispatcher checks before it runs anything, and a tool that raises becomes an error result too",
+        wrong={"b": "the dispatcher checks before it runs anything, and a tool that raises becomes an error result too",
                "c": "JSON Schema checks types; it does not guess what a value was meant to be"}),
     "2.3": Question(
-        answer="a",
+        answer="b",
         right="the spec (name, description, schema) travels in the tools parameter of every request",
-        wrong={"b": "the bill counts tokens; the specs are simply tokens sent with every request",
+        wrong={"a": "the bill counts tokens; the specs are simply tokens sent with every request",
                "c": "the model never sees the procedure: only its name, description and schema"}),
     "2.4": Question(
-        answer="b",
+        answer="c",
         right="a no is one more error result: the model reads that the call was not approved and decides what to do next",
         wrong={"a": "nothing raises: like a bad input, a refusal becomes a ToolResult with is_error=True (section 8)",
-               "c": "the schema says the input is well formed; only the person's yes lets an ask_first tool run"}),
+               "b": "the schema says the input is well formed; only the person's yes lets an ask_first tool run"}),
 }
