@@ -245,8 +245,8 @@ def test_the_guess_of_section_5_is_compared_in_one_line(capsys):
     compare_read_guess(..., replies, held)
     assert capsys.readouterr().out.startswith("no guess yet: write a number")
     compare_read_guess("more", replies, held)
-    assert capsys.readouterr().out.startswith("not a guess yet: `my_guess` should be a number")
+    assert capsys.readouterr().out.startswith("your guess is 'more', not a number")
     compare_read_guess(2, replies, held)
     said = capsys.readouterr().out
-    assert said == (f"you guessed 2 times; the 2 calls read {read} tokens, {read / held:.1f} times the {held} "
+    assert said == (f"you guessed 2; the 2 calls read {read} tokens, {read / held:.1f} times the {held} "
                     "tokens of the final history\n")

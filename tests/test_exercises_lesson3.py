@@ -11,6 +11,7 @@ from learner_objects import AlwaysEqual, LyingInt
 
 from teachagent import Agent, ScriptedModel, Text, call, latest_results, read_file_tool, tool_exchanges
 from teachagent.exercises.lesson3 import check_recovery, check_smallest_budget, check_total_context
+from teachagent.trace import Run
 
 SYSTEM = "You answer questions from the user's notes. Read files with read_file."
 TASK = "Which planet in my notes has the most known moons?"
@@ -256,8 +257,12 @@ def test_the_guess_of_c_K_is_compared_in_one_line(capsys):
     compare_cK_guess(..., run)
     assert capsys.readouterr().out.startswith("no guess yet: write a number")
     compare_cK_guess("lots", run)
-    assert capsys.readouterr().out.startswith("not a guess yet: `my_guess_cK` should be a number")
+    assert capsys.readouterr().out.startswith("your guess is 'lots', not a number")
     compare_cK_guess(30, run)
     c = run.context_sizes
-    assert capsys.readouterr().out == (f"you guessed c_K = 30; the run made K = 1 call, and its last read c_1 = {c[0]} "
+    assert capsys.readouterr().out == (f"you guessed 30; the run made K = 1 call, and its last read c_1 = {c[0]} "
                                        "tokens, 1.0 times its first\n")
+    no_call = Run(task="Say something.", model="a {braced} model", outcome="error")
+    compare_cK_guess(30, no_call)
+    assert capsys.readouterr().out == ("you guessed 30; your model's run (a {braced} model) made no call "
+                                       "(outcome 'error'), so there is no c_K\n")

@@ -1,4 +1,4 @@
-"""A lesson's "predict, then run": your guess beside the measured figure, in one line (lessons 4 to 6).
+"""A lesson's "predict, then run": your guess beside the measured figure, in one line (lessons 1 and 3 to 6).
 
 The figure a learner is asked to predict must not be in sight before they guess, wherever
 the notebook is read (GitHub and nbviewer show every output, folded or not). So the lesson

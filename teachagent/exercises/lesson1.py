@@ -14,7 +14,8 @@ from ..models import Model
 from ..scripted import ScriptedModel
 from ..tokens import context_tokens, count_tokens
 from ..usage import Usage
-from .checks import NotYet, check, describe, expect, filled, number, whole
+from .checks import check, describe, expect, filled, whole
+from .guesses import guess_line
 from .quizzes import Question
 
 GUEST = "Grace"  # the name the guest of exercise 1.2 gives
@@ -104,25 +105,17 @@ def check_smallest_whole(smallest_whole: Callable[[Model, str, list[Message]], i
 
 
 def compare_read_guess(guess: Any, replies: list[Response], held: int) -> None:
-    """Section 5's prediction: how many times as many tokens as the final history holds (`held`) the calls read.
+    """Section 5's prediction, through `guess_line`: how many times the final history's `held` tokens the calls read.
 
-    One line: the guess beside the measurement, or that there is no guess yet. Under a model
-    that is not scripted the calls' reads are its server's count and `held` is ours, so the
-    line says the two come from two tokenizers.
+    Under a model that is not scripted the reads are its server's count and `held` is ours,
+    so the line says the two come from two tokenizers.
     """
-    if guess is Ellipsis:
-        print("no guess yet: write a number (such as 0.5, 1 or 3) in place of the ... above, run that cell, then this one")
-        return
-    try:
-        guessed = number(guess, "my_guess")
-    except NotYet as problem:
-        print(f"not a guess yet: {problem}; write a number such as 0.5, 1 or 3")
-        return
     read = sum(reply.usage.total_input_tokens for reply in replies)
     calls = f"{len(replies)} call{'s' * (len(replies) != 1)}"
-    print(f"you guessed {guessed:g} times; the {calls} read {read} tokens, {read / held:.1f} times the {held} "
-          "tokens of the final history" + ("" if all(r.model == "scripted" for r in replies) else
-                                           " (the reads by your model's server, the history by our count)"))
+    two_counts = "" if all(r.model == "scripted" for r in replies) else (
+        " (the reads by your model's server, the history by our count)")
+    print(guess_line(guess, read / held, f"the {calls} read {read} tokens, {{:.1f}} times the {held} tokens "
+                                         f"of the final history{two_counts}"))
 
 
 def _chat(system: str, turns: list[str]) -> tuple[list[Message], list[int]]:

@@ -3,7 +3,7 @@
 3.1 `check_total_context`: a function that adds up what each call read, Z = c_1 + ... + c_K.
 3.2 `check_smallest_budget`: the smallest `max_steps` with which the careful reader still answers.
 3.3 `check_recovery`: a script that reads the first file an error suggests, and goes on.
-`compare_cK_guess` holds section 4's guess of c_K against the run.
+`compare_cK_guess` holds section 4's guess of c_K against the run (through guesses.guess_line).
 
 Where an exercise is about a scripted policy, the check plays it with a `ScriptedModel`
 itself, so it tests the same behaviour in live mode as offline. The reference solutions
@@ -12,6 +12,7 @@ are in solutions/lesson3.py.
 
 from __future__ import annotations
 
+import math
 import re
 import tempfile
 from collections.abc import Callable
@@ -24,7 +25,8 @@ from ..messages import ToolCall
 from ..scripted import Policy, ScriptedModel
 from ..tools import Tool, read_file_tool
 from ..trace import Run, Step
-from .checks import NotYet, check, describe, expect, number, text, whole
+from .checks import check, describe, expect, text, whole
+from .guesses import guess_line
 from .quizzes import Question
 
 # the folder 3.3 is also run on, so that a second step naming a file itself, not reading the error, shows
@@ -32,22 +34,15 @@ OTHER_FILES = {"asteroids.txt": "Ceres is the largest asteroid.\n", "comets.txt"
 
 
 def compare_cK_guess(guess: Any, run: Run) -> None:
-    """Section 4's prediction: the guessed c_K beside what the run's last call read, in one line (or "no guess yet")."""
-    if guess is Ellipsis:
-        print("no guess yet: write a number in place of the ... in the cell above, run it, then run this cell")
-        return
-    try:
-        guessed = number(guess, "my_guess_cK")
-    except NotYet as problem:
-        print(f"not a guess yet: {problem}")
-        return
+    """Section 4's prediction, through `guess_line`: the guessed c_K beside what the run's last call read."""
     sizes = run.context_sizes
-    whose = "the run" if run.scripted else f"your model's run ({shorten(run.model, 60)})"
-    if not sizes:
-        print(f"you guessed c_K = {guessed:g}; {whose} made no call (outcome {run.outcome!r}), so there is no c_K")
+    whose = ("the run" if run.scripted else f"your model's run ({shorten(run.model, 60)})").replace("{", "{{").replace("}", "}}")
+    if not sizes:  # a sentence with no figure in it: guess_line still says first whether there is a guess
+        print(guess_line(guess, math.nan, f"{whose} made no call (outcome {run.outcome!r}), so there is no c_K"))
         return
-    print(f"you guessed c_K = {guessed:g}; {whose} made K = {len(sizes)} call{'s' * (len(sizes) != 1)}, and its last "
-          f"read c_{len(sizes)} = {sizes[-1]} tokens, {sizes[-1] / sizes[0]:.1f} times its first")
+    said = (f"{whose} made K = {len(sizes)} call{'s' * (len(sizes) != 1)}, and its last read c_{len(sizes)} = {{:g}} "
+            f"tokens, {sizes[-1] / sizes[0]:.1f} times its first")
+    print(guess_line(guess, sizes[-1], said))
 
 
 def check_total_context(total_context: Callable[[list[Step]], Any], run: Run) -> None:
