@@ -1,6 +1,5 @@
 """The checks of lesson 7's exercises and quiz (notebooks/07_reliability.ipynb): right answers in several styles
-are "correct", plausible wrong ones and hostile objects get one line of "not yet"; its "predict, then run" says
-what a guess missed."""
+are "correct", plausible wrong ones and hostile objects get one line of "not yet"; the quiz's figures are computed."""
 
 from __future__ import annotations
 
@@ -12,29 +11,9 @@ import pytest
 from learner_objects import AlwaysEqual, Broken, Exits, LyingInt
 
 from teachagent import step_success
-from teachagent.exercises.lesson7 import check_fifty_steps, check_q_by_hand, check_retries, check_tradeoff, compare_guess
+from teachagent.exercises.lesson7 import QUIZ, check_fifty_steps, check_q_by_hand, check_retries, check_tradeoff
 
 HOSTILE = [AlwaysEqual(), LyingInt(0), LyingInt(7), Broken(), Exits()]
-
-
-def test_compare_guess(capsys):
-    def said():
-        return capsys.readouterr().out
-
-    compare_guess(..., 0.79)
-    assert said().startswith("no guess yet: ")
-    for guess in ("most of the time", 79, True):
-        compare_guess(guess, 0.79)
-        assert said().startswith(f"your guess {guess!r} is not a chance between 0 and 1")
-    for guess in (AlwaysEqual(), Broken()):
-        compare_guess(guess, 0.79)
-        assert said().startswith("your guess an object of type ")
-    compare_guess(0.3, 0.79)
-    assert said() == "you guessed 30%; the formula gives 79.0%: 49 percentage points higher\n"
-    compare_guess(0.95, 0.79)
-    assert said() == "you guessed 95%; the formula gives 79.0%: 16 percentage points lower\n"
-    compare_guess(0.8, 0.79)
-    assert said() == "you guessed 80%; the formula gives 79.0%: close\n"
 
 
 # 7.1: p = 0.95, δ = 0.8, r = 1
@@ -55,10 +34,10 @@ def test_q_by_hand_right(said, answer):
 
 @pytest.mark.parametrize("answer, because", [
     (..., "is still ..."),
-    (0.95, "add path k = 0"),  # the first path only
-    (0.95 * (1 - 0.05 * 0.8), "add path k = 0"),  # a minus for a plus
-    (0.95 + 0.05 * 0.8, "add path k = 0"),  # forgot that the retry must be right
-    (0.99, "add path k = 0"),  # rounded to two decimals: 0.002 off is a method error
+    (0.95, "add term j = 0"),  # the first path only
+    (0.95 * (1 - 0.05 * 0.8), "add term j = 0"),  # a minus for a plus
+    (0.95 + 0.05 * 0.8, "add term j = 0"),  # forgot that the retry must be right
+    (0.99, "add term j = 0"),  # rounded to two decimals: 0.002 off is a method error
     (0.9881, "keep more decimals"),  # a rounding difference, named as one
     ("0.988", "should be a number"),
     (True, "should be a number"),
@@ -171,6 +150,11 @@ def test_fifty_steps_hostile(said, hostile):
 # the quiz
 
 
+def test_quiz_7_2_says_the_odds_it_computes():
+    assert "0.99^60 = 0.547 against 0.98829^60 = 0.493" in QUIZ["7.2"].right  # 0.98829^60 = 0.4932...
+    assert f"{step_success(0.9, 0.9, 2) ** 60:.3f}" == "0.493"
+
+
 # 7.4: tokens per success for r = 0, 1, 2, from the measured wins and tokens
 
 WINS = {0: 230, 1: 350, 2: 374}
@@ -220,6 +204,15 @@ def test_tradeoff_reads_the_measured_numbers(said):
 def test_tradeoff_wrong(said, answer, because):
     check_tradeoff(*answer, WINS, TOKENS)
     assert because in said("7.4")
+
+
+def test_tradeoff_prices_the_unchecked_runs_section_7_keeps_under_none(said):
+    wins, tokens = {**WINS, None: 224}, {**TOKENS, None: 225_000}  # 1,004 tokens per success: cheaper than any r
+    check_tradeoff(COSTS, 2, wins, tokens)
+    assert said("7.4") == RIGHT_74.removesuffix("\n") + (
+        "; with no check, 1,004: cheaper on this short task, where a failure is rare enough to pay for\n")
+    check_tradeoff({None: 1004.0, 0: COSTS[0], 1: COSTS[1], 2: COSTS[2]}, 2, wins, tokens)  # keyed like wins
+    assert said("7.4").startswith("correct: ")
 
 
 def test_tradeoff_without_a_success(said):

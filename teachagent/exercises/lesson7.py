@@ -1,9 +1,9 @@
 """Checks for the exercises and the quiz of notebooks/07_reliability.ipynb: how often a long task succeeds.
 
-Also `compare_guess`, for the lesson's "predict, then run": a guess beside the computed
-value, in one line. Each check reads the learner's values as plain numbers (`number`,
-`whole`) before comparing, and accepts any answer within the precision its exercise
-states (0.00001), so a rounding difference is named as one, not as a wrong method.
+Each check reads the learner's values as plain numbers (`number`, `whole`) before comparing,
+and accepts any answer within the precision its exercise states (0.00001), so a rounding
+difference is named as one, not as a wrong method. The lesson's "predict, then run" uses
+`guesses.guess_line`, as the other lessons do.
 """
 
 from __future__ import annotations
@@ -35,23 +35,6 @@ def near(got: float, want: float, name: str, method_hint: str) -> None:
     raise NotYet(f"`{name}` = {got:.5f}: {method_hint}")
 
 
-def compare_guess(guess: Any, computed: float) -> None:
-    """Print one line: a guessed chance beside the computed one, or that there is no guess yet."""
-    if guess is Ellipsis:
-        print("no guess yet: write your guess in place of the ... above, run that cell, then this one")
-        return
-    try:
-        value = number(guess, "your guess")
-    except NotYet:
-        value = -1.0
-    if not 0 <= value <= 1:
-        print(f"your guess {describe(guess)} is not a chance between 0 and 1 (write 0.5 for 50 %)")
-        return
-    gap = computed - value
-    side = "close" if abs(gap) < 0.05 else f"{abs(gap) * 100:.0f} percentage points {'higher' if gap > 0 else 'lower'}"
-    print(f"you guessed {value:.0%}; the formula gives {computed:.1%}: {side}")
-
-
 def check_q_by_hand(q_by_hand: Any) -> None:
     """7.1: q for p = 0.95, δ = 0.8, r = 1, written out path by path."""
 
@@ -59,7 +42,7 @@ def check_q_by_hand(q_by_hand: Any) -> None:
         q = number(q_by_hand, "q_by_hand")
         p, delta = 0.95, 0.8
         near(q, step_success(p, delta, 1), "q_by_hand",
-             "add path k = 0 (the first attempt is right) and path k = 1 "
+             "add term j = 0 (the first attempt is right) and term j = 1 "
              "(it is wrong, the check notices, the retry is right)")
         return f"q = {p} + {p * (1 - p) * delta:.3f} = {q:.4f}"
 
@@ -106,16 +89,21 @@ def check_fifty_steps(q_required: Any, unchecked_enough: Any, checked_enough: An
     check("7.3", test)
 
 
-def check_tradeoff(per_success: Any, best_r: Any, wins: dict[int, int], tokens: dict[int, int]) -> None:
+def check_tradeoff(per_success: Any, best_r: Any, wins: dict[int | None, int], tokens: dict[int | None, int]) -> None:
     """7.4: the tokens one success costs for r = 0, 1, 2 (all tokens read over the runs that truly succeeded),
-    from the measured `wins[r]` and `tokens[r]`, and the r whose success costs the fewest."""
+    from the measured `wins[r]` and `tokens[r]`, and the r whose success costs the fewest.
+
+    Section 7 keeps its unchecked runs under the key None: the verdict then prices them too,
+    since on a short task no check at all can be cheaper per success than any r.
+    """
 
     def test() -> str:
         expect(all(wins[r] > 0 for r in RETRIES),
                "some r has no success at all, so a success has no cost to compute: measure more runs")
         want = [tokens[r] / wins[r] for r in RETRIES]
         filled(per_success, "per_success")
-        got = per_success.values() if isinstance(per_success, dict) and sorted(per_success) == list(RETRIES) else per_success
+        keyed = isinstance(per_success, dict) and all(r in per_success for r in RETRIES)  # keyed by r, like wins
+        got = [per_success[r] for r in RETRIES] if keyed else per_success
         if isinstance(got, (str, bytes)) or not hasattr(got, "__len__") or not hasattr(got, "__iter__"):
             raise NotYet(f"`per_success` should be a list of three numbers, one for each r, not {describe(per_success)}")
         got = list(got)
@@ -129,7 +117,12 @@ def check_tradeoff(per_success: Any, best_r: Any, wins: dict[int, int], tokens: 
         chosen = whole(best_r, "best_r")
         expect(chosen == cheapest,
                f"best_r = {chosen}: r = {cheapest} costs the fewest tokens per success ({want[cheapest]:,.0f})")
-        return " · ".join(f"r = {r}: {want[r]:,.0f} tokens per success" for r in RETRIES) + f"; the cheapest is r = {cheapest}"
+        said = " · ".join(f"r = {r}: {want[r]:,.0f} tokens per success" for r in RETRIES) + f"; the cheapest is r = {cheapest}"
+        if wins.get(None) and tokens.get(None):
+            unchecked = tokens[None] / wins[None]
+            said += (f"; with no check, {unchecked:,.0f}: {'cheaper' if unchecked < want[cheapest] else 'dearer'} "
+                     "on this short task, where a failure is rare enough to pay for")
+        return said
 
     check("7.4", test)
 
@@ -137,29 +130,33 @@ def check_tradeoff(per_success: Any, best_r: Any, wins: dict[int, int], tokens: 
 RETRIES = (0, 1, 2)  # the r of exercise 7.4, in the order `per_success` lists them
 
 
+_A, _B, _STEPS = step_success(0.99, 0, 0), step_success(0.9, 0.9, 2), 60  # quiz 7.2: A unchecked, B checked
+_ODDS = f"{_A}^{_STEPS} = {task_success(_A, _STEPS):.3f} against {_B:.5f}^{_STEPS} = {task_success(_B, _STEPS):.3f}"
+
 QUIZ = {
     "7.1": Question(
-        answer="b",
-        right="with δ = 0 no failure is ever noticed, so no retry is ever made: only the path j = 0 is left, q = p",
+        answer="c",
+        right="with δ = 0 no failure is ever noticed, so no retry is ever made: only the term j = 0 is left, q = p",
         wrong={"a": "a retry happens only after the check notices a failure, and with δ = 0 it never does",
-               "c": "a retry can only follow a failure the check noticed; with δ = 0 none happens, so q stays p"},
+               "b": "a retry can only follow a failure the check noticed; with δ = 0 none happens, so q stays p"},
     ),
     "7.2": Question(
-        answer="a",
-        right="0.99^60 ≈ 0.547 against 0.98829^60 ≈ 0.494: what decides a long task is 1 − q, however q is reached",
-        wrong={"b": "a check helps only if it brings q above the other agent's; here B's q = 0.98829 is below A's 0.99",
-               "c": "(q_A / q_B)^n grows with n: the gap widens with every step (0.547 against 0.494 at 60)"},
+        answer="b",
+        right=f"{_ODDS}: what decides a long task is 1 − q, however q is reached",
+        wrong={"a": f"a check helps only if it brings q above the other agent's; here B's q = {_B:.5f} is below A's {_A}",
+               "c": f"(q_A / q_B)^n grows with n: the gap widens with every step ({_ODDS})"},
     ),
     "7.3": Question(
-        answer="b",
+        answer="a",
         right="a run is one draw; K, Z and the outcome vary from run to run, so rates and averages need many runs",
-        wrong={"a": "the next run may take another path, use more steps or run out of budget: one run is one sample",
+        wrong={"b": "the next run may take another path, use more steps or run out of budget: one run is one sample",
                "c": "one run shows what can happen, and it is a real data point; it just cannot show how often"},
     ),
     "7.4": Question(
-        answer="b",
-        right="a 95 % interval misses the true value in about 1 experiment of 20: rerun with other seeds, then decide",
+        answer="c",
+        right="look for a difference between the simulated step and the formula's; and a 95 % interval misses "
+              "the true value in about 1 experiment of 20: rerun with other seeds, then decide",
         wrong={"a": "about 1 in 20 such intervals misses even when the formula is exact: one miss is weak evidence",
-               "c": "widening the interval until it fits makes the test say nothing: look for the cause instead"},
+               "b": "widening the interval until it fits makes the test say nothing: look for the cause instead"},
     ),
 }
