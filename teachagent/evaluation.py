@@ -106,19 +106,19 @@ class Evaluation:
         return sum(result.run.Z for result in self.results)
 
     def table(self) -> str:
-        """One line a task: its name, passed or failed, how the run ended, its calls K and its Z; then the rate.
+        """A header, then one line a task: its name, passed or failed, how the run ended, its calls K and its Z; then the rate.
 
         A final reply with no letter or digit in it shows as "said nothing", not as an answer;
         a task whose run or checker failed says why, at the end of its line.
         """
         width = max((len(result.task.name) for result in self.results), default=0)
-        lines = [f"{self.label}:"]
+        why_column = "  why it failed" if any(result.reason for result in self.results) else ""
+        lines = [f"{self.label}:", f"  {'task':{width}}  {'result':6}  {'how it ended':14} {'K':>3}  {'Z':>6}{why_column}"]
         for result in self.results:
             verdict = "passed" if result.passed else "failed"
-            ending = result.run.outcome
-            why = f"  ({one_line(result.reason)})" if result.reason else ""
-            lines.append(f"  {result.task.name:{width}}  {verdict}  {ending:14} "
-                         f"K = {len(result.run.steps):2d}  Z = {result.run.Z:6,}{why}")
+            why = f"  {one_line(result.reason)}" if result.reason else ""
+            lines.append(f"  {result.task.name:{width}}  {verdict}  {result.run.outcome:14} "
+                         f"{len(result.run.steps):3d}  {result.run.Z:6,}{why}")
         lines.append(f"  {self.estimate}, Z = {self.Z:,} tokens in all" if self.results else "  no tasks")
         return "\n".join(lines)
 

@@ -41,8 +41,8 @@ def test_every_task_is_run_and_judged_by_its_own_checker():
     assert evaluation.Z == sum(result.run.Z for result in evaluation.results) > 0
     assert repr(evaluation) == f"Evaluation('half-wrong': {Estimate(2, 10)})"
     lines = evaluation.table().splitlines()
-    assert lines[0] == "half-wrong:" and len(lines) == 12
-    assert "task 3  passed  answer" in lines[4] and "task 0  failed  answer" in lines[1]
+    assert lines[0] == "half-wrong:" and lines[1].split() == ["task", "result", "how", "it", "ended", "K", "Z"]
+    assert len(lines) == 13 and "task 3  passed  answer" in lines[5] and "task 0  failed  answer" in lines[2]
     assert lines[-1].startswith("  Estimate(2/10 = 0.200")
 
 

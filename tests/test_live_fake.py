@@ -27,7 +27,7 @@ MUST_SHOW = {
                              "the answer's numbers came from the tool", "articles read whole: 0 of 10",
                              "this run never read mutual-information"],
     # (exercise 8.2's reference solution, checked with this model's c1 and d, fails the run loudly if it is wrong)
-    "08_capstone.ipynb": ["tools called, in order: list_notes", "this model made K = 5 calls, not the 9 the policy plans"],
+    "08_capstone.ipynb": ["tools called, in order: list_notes", "K = 5 calls (the plan: 9)"],
     "09_mcp.ipynb": ["your model in process: ", "your model over MCP: "],
 }
 

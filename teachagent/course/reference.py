@@ -29,13 +29,14 @@ from typing import Any, Generic, TypeVar
 
 from ..base.display import one_line
 from ..base.errors import CourseError
+from ..evaluation import Evaluation
 from ..messages import STOPS, Response
 from ..models import Model, is_scripted
 from ..scripted import ScriptedModel
 from ..trace import OUTCOMES, Run, says_something
 from .local import CUT_OFF
 
-Result = TypeVar("Result", Run, Response, list[Response])  # a run, a reply, or a conversation's replies
+Result = TypeVar("Result", Run, Response, list[Response], Evaluation)  # a run, a reply, a conversation's replies, an evaluation
 
 REFERENCE = "scripted reference"
 NEEDS = ("an answer", "a tool call")
@@ -72,15 +73,20 @@ def _steps(n: int) -> str:
     return f"{n} step" if n == 1 else f"{n} steps"
 
 
-def describe(result: Run | Response | list[Response]) -> str:
-    """A run, a reply or a conversation's replies in a few words: steps, Z, how it ended, the answer (or what came instead)."""
+def describe(result: Run | Response | list[Response] | Evaluation) -> str:
+    """A run, a reply, a conversation's replies or an evaluation in a few words: steps, Z, how it ended, the answer
+    (or what came instead); for an evaluation, the tasks passed and their interval."""
+    if isinstance(result, Evaluation):
+        low, high = result.estimate.interval
+        return (f"{result.label}: {result.estimate.successes}/{result.estimate.trials} tasks passed "
+                f"(95 % interval {low:.2f}–{high:.2f}), Z = {result.Z:,} tokens in all")
     if isinstance(result, list) and result and all(isinstance(reply, Response) for reply in result):
         reads = ", ".join(str(reply.usage.total_input_tokens) for reply in result)
         return f"{len(result)} calls reading {reads} tokens; the last {describe(result[-1])}"
     if isinstance(result, Response):
         return _reply_in_words(result)
     if not isinstance(result, Run):
-        raise CourseError(f"describe takes a Run or a Response, not a {type(result).__name__}")
+        raise CourseError(f"describe takes a Run, a Response or an Evaluation, not a {type(result).__name__}")
     n_calls = sum(len(step.response.tool_calls) for step in result.steps)
     head = f"{_steps(len(result.steps))}, {n_calls} tool call{'' if n_calls == 1 else 's'}, Z = {result.Z:,} tokens"
     if result.answered:
@@ -106,7 +112,8 @@ def _reply_in_words(reply: Response) -> str:
     return f"{wrote} ({reply.stop_reason}), no tool call"
 
 
-def compare_line(yours: Run | Response | list[Response], reference: Run | Response | list[Response], name: str) -> str:
+def compare_line(yours: Run | Response | list[Response] | Evaluation, reference: Run | Response | list[Response] | Evaluation,
+                 name: str) -> str:
     """The learner's run above the scripted reference, two labelled lines that read at a glance:
 
         your model (SmolLM2-135M-Instruct): 6 steps, ..., ran out of steps (max_steps), no answer

@@ -149,16 +149,16 @@ def check_half_time(n_unchecked: Any, n_checked: Any, p: float, delta: float, r:
 
 QUIZ = {
     "8.1": Question(
-        answer="a",
+        answer="c",
         right="the theorem takes one d for every step; a long note, a calculation or a saved answer add more than the probe saw",
-        wrong={"b": "the theorem is exact whenever every step adds the same d, however long the run: the steps differ here",
-               "c": "tiktoken counts the same text the same way every time; what changed is what the later steps added"},
+        wrong={"a": "the theorem is exact whenever every step adds the same d, however long the run: the steps differ here",
+               "b": "tiktoken counts the same text the same way every time; what changed is what the later steps added"},
     ),
     "8.2": Question(
-        answer="b",
+        answer="a",
         right="a 95 % interval catches the true p in about 95 of 100 experiments; this was one of the others",
-        wrong={"a": "Wilson's interval does what it promises over many experiments: about 1 in 20 misses, as the repeats show",
-               "c": "the reader slips with the same chance on every run; chance alone put this measurement high"},
+        wrong={"b": "Wilson's interval does what it promises over many experiments: about 1 in 20 misses, as the repeats show",
+               "c": "a step that slips with the same chance on every run can still give 200 runs that land far off"},
     ),
     "8.3": Question(
         answer="b",
