@@ -129,8 +129,8 @@ def check_js(js: Callable[[float, float], Any]) -> None:
 QUIZ = {
     "5.1": Question(
         answer="a",
-        right="D_KL averages the log-ratios with the first distribution's probabilities as weights: 0.7 and 0.3 one "
-              "way, 0.5 and 0.5 the other, while each ratio turns over; nothing makes the two changes cancel",
+        right="one order weighs the two log-ratios by 0.7 and 0.3, the other by 0.5 and 0.5, and each ratio turns "
+              "over as well; nothing makes the two changes cancel, so the two values differ",
         wrong={
             "b": "the ratios do turn over, but the weights change too: with the weights fixed, the sum would "
                  "only change sign, and D_KL is never negative",
