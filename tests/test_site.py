@@ -71,13 +71,6 @@ def test_a_widget_shows_its_static_page_and_the_notebook_itself_is_left_alone():
     assert notebook == before
 
 
-def test_a_lessons_link_to_the_readme_leads_to_the_sites_first_page():
-    notebook = lesson(nbformat.v4.new_markdown_cell("([Choosing a model](../README.md#choosing-a-model))"))
-    copied = fold(notebook, "09_mcp.ipynb", LAUNCH, solution_source, True)
-    assert copied.cells[-1].source == "([Choosing a model](../index.md#choosing-a-model))"
-    assert "../README.md#" in notebook.cells[-1].source  # the notebook itself keeps GitHub's link
-
-
 def test_each_lesson_starts_with_its_launch_links_after_its_title():
     copied = fold(lesson(), "03_agent_loop.ipynb", Launch("https://github.com/example/teachagent", "main",
                                                           "https://hub.example.org/"), solution_source, True)

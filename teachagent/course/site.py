@@ -119,18 +119,15 @@ class Launch:
 
 def fold(notebook: NotebookNode, name: str, launch: Launch, solution: Callable[[str], str],
          mermaid: bool) -> NotebookNode:
-    """The site's copy of a lesson: folded where the lesson folds, with its launch line after its title cell,
-    and its links to the README leading to the site's first page."""
+    """The site's copy of a lesson: folded where the lesson folds, with its launch line after its title cell."""
     import nbformat
 
     copy = deepcopy(notebook)
     for cell in copy.cells:
         tags = list(cell.metadata.get("tags", []))
         folded = cell.metadata.get("jupyter", {})
-        if cell.cell_type == "markdown":
-            cell.source = README_LINK.sub(r"\1index.md", cell.source)  # a lesson's link to the README's table, on the site
-            if not mermaid:
-                cell.source = MERMAID_FENCE.sub(NO_MERMAID, cell.source)
+        if cell.cell_type == "markdown" and not mermaid:
+            cell.source = MERMAID_FENCE.sub(NO_MERMAID, cell.source)
         if cell.cell_type != "code":
             continue
         for output in cell.get("outputs", []):
