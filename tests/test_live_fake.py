@@ -28,7 +28,7 @@ MUST_SHOW = {
                              "this run never read mutual-information"],
     # (exercise 8.2's reference solution, checked with this model's c1 and d, fails the run loudly if it is wrong)
     "08_capstone.ipynb": ["tools called, in order: list_notes", "K = 5 calls (the plan: 9)"],
-    "09_mcp.ipynb": ["your model in process: ", "your model over MCP: "],
+    "09_mcp.ipynb": ["your model:", "scripted reference: ", "Z, tokens read"],
 }
 
 

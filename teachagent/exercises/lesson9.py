@@ -5,7 +5,7 @@
 9.2 `check_as_result`: a `tools/call` reply made into a `ToolResult`: its text blocks, its `isError` flag.
 9.3 `check_own_server`: a server of the learner's own (the SDK's `MCPServer`) with a tool `shout`,
     started and called over MCP.
-`QUIZ`: the key to the lesson's four quiz questions.
+`QUIZ`: the key to the lesson's three quiz questions.
 
 Each prints one line, "correct: ..." or "not yet: ..." (see `teachagent.exercises`). What
 the learner's code returns is compared with values built here, on inputs the statements
@@ -148,39 +148,31 @@ def check_own_server(server_code: Any, shout_over_mcp: Callable[[str], Any]) -> 
 
 QUIZ = {
     "9.1": Question(
-        answer="b",
+        answer="c",
         right="the client gives the model the same three parts as any tool: its name, its description and its "
               "input schema; only the procedure stays with the server",
         wrong={
-            "a": "the procedure never leaves the server: the client knows only what tools/list says",
-            "c": "the model needs the description and the schema to write a call, so the client passes them on",
+            "a": "the model needs the description and the schema to write a call, so the client passes them on",
+            "b": "the procedure never leaves the server: the client knows only what tools/list says",
         },
     ),
     "9.2": Question(
-        answer="c",
-        right="the model reads the same specs, the same calls and the same results; where the procedure runs "
-              "is in none of them",
-        wrong={
-            "a": "nothing is compressed: the specs over MCP are the very text of the specs in process",
-            "b": "no result was cached: every call went to the server and came back, and Z counts what the model read",
-        },
-    ),
-    "9.3": Question(
-        answer="a",
+        answer="b",
         right="the call gives up at its time limit and becomes an error result, which the model reads like any "
               "other; the loop goes on",
         wrong={
-            "b": "a call waits at most its time limit: a server that never answers cannot hang the loop",
+            "a": "a call waits at most its time limit: a server that never answers cannot hang the loop",
             "c": "a failed call is data, not the end of the run: the model reads the error and may try something else",
         },
     ),
-    "9.4": Question(
-        answer="c",
+    "9.3": Question(
+        answer="d",
         right="a tool's description is part of the specs sent with every call, ahead of the task: the model reads "
               "it before it has run anything",
         wrong={
             "a": "a tool_result holds what a call returned; the description arrives before any call, with the specs",
             "b": "the system prompt is the one we wrote; the specs are sent beside it, and a server writes its own",
+            "c": "the client leaves the user's question as it is; a server's tools travel in the specs, beside it",
         },
     ),
 }
