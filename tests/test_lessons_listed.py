@@ -19,6 +19,19 @@ def test_the_readmes_table_of_lessons_has_one_row_per_notebook_in_order():
     assert rows == [(p.name, p.name) for p in NOTEBOOKS]  # each row links its own notebook
 
 
+TIME = re.compile(r"\*\*Time:\*\* about (\d+) minutes, exercises included\.")
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS[1:], ids=[p.name for p in NOTEBOOKS[1:]])
+def test_the_readme_gives_each_lesson_the_time_its_first_cell_gives(notebook):
+    first = "".join(json.loads(notebook.read_text(encoding="utf-8"))["cells"][0]["source"])
+    said = TIME.search(" ".join(first.split()))
+    assert said, f"{notebook.name}'s first cell says no '**Time:** about N minutes, exercises included.'"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    row = re.search(rf"^\| \[`{notebook.name}`\]\(notebooks/{notebook.name}\) \| (\d+) min \|", readme, flags=re.MULTILINE)
+    assert row and row[1] == said[1], f"the README's row for {notebook.name} gives another time than the lesson's {said[1]} min"
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS[1:], ids=[p.name for p in NOTEBOOKS[1:]])
 def test_each_lesson_links_the_notation_page_in_its_first_cell(notebook):
     first = "".join(json.loads(notebook.read_text(encoding="utf-8"))["cells"][0]["source"])
