@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-import lesson_stats  # noqa: E402
+import lesson_stats
 
 LESSONS = sorted(lesson_stats.NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 
