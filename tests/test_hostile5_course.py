@@ -356,18 +356,10 @@ def test_a_hostile_str_as_a_solution_name_is_read_as_its_text(name, monkeypatch)
         assert repr(shown).startswith(f"Reference solution {name}: hidden until you click")
 
 
-def test_compare_Z_guess_when_the_run_read_nothing_is_one_line(capsys):
-    from teachagent.exercises.lesson8 import compare_Z_guess
-
-    compare_Z_guess(3000, 0)
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1 and "read nothing" in out
-
-
 ONE_LINE_ENTRY_POINTS = {
     "quiz": lambda v: __import__("teachagent.exercises", fromlist=["quiz"]).quiz(v, "a"),
     "solution": lambda v: __import__("teachagent.exercises", fromlist=["solution"]).solution(v),
-    "compare_Z_guess": lambda v: __import__("teachagent.exercises.lesson8", fromlist=["x"]).compare_Z_guess(v, 0),
+    "guess_line": lambda v: __import__("teachagent.exercises", fromlist=["x"]).guess_line(v, 0, "Z = {:,}"),
     "agrees_with": lambda v: __import__("teachagent.simulation", fromlist=["x"]).Estimate(3, 10).agrees_with(v),
     "price": lambda v: Agent(ScriptedModel(["x"]), max_dollars=1.0, price=v),
     "select_model": lambda v: select_model(mode="replay", cassette=v, quiet=True),

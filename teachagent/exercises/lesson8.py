@@ -1,13 +1,12 @@
 """Checks for the exercises and the quiz of notebooks/08_capstone.ipynb: your own agent.
 
-Also `compare_Z_guess`, for the lesson's "predict, then run": a guessed Z beside the
-measured one, in one line. Learners' values are read as plain numbers and text (`number`,
-`whole`, `text`) before anything is compared.
+Learners' values are read as plain numbers and text (`number`, `whole`, `text`) before
+anything is compared; the lesson's "predict, then run" uses `guesses.guess_line`, as the
+other lessons do.
 """
 
 from __future__ import annotations
 
-import math
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -15,36 +14,12 @@ from typing import Any
 from ..cost import predicted_total
 from ..reliability import floor_n50, step_success
 from ..tools import Tool
-from .checks import NotYet, check, describe, expect, number, text, whole
+from .checks import check, expect, text, whole
 from .quizzes import Question
 
 # The sample notes of lesson 8, shipped inside the package (package data), so the notebook finds them
 # wherever its kernel starts and however teachagent was installed.
 SAMPLE_NOTES = Path(__file__).resolve().parents[1] / "capstone_notes"
-
-
-def compare_Z_guess(guess: Any, measured: int, whose: str = "the run") -> None:
-    """Print one line: a guessed Z beside the measured one, or that there is no guess yet.
-
-    `whose` names the run that measured it: under a model that is not scripted, the lesson
-    passes "your policy's run (the scripted reference)", so the line is not read as your model's.
-    """
-    if guess is Ellipsis:
-        print("no guess yet: write your guess in place of the ... above, run that cell, then this one")
-        return
-    try:
-        value = number(guess, "your guess")
-    except NotYet:
-        value = -1.0
-    if not 0 < value < math.inf:
-        print(f"your guess {describe(guess)} is not a number of tokens (write a whole number, such as 3000)")
-        return
-    if not measured:  # a run that made no call: there is nothing to be close to
-        print(f"you guessed Z = {value:,.0f} tokens; {whose} read nothing (Z = 0): it made no call, so no guess is close")
-        return
-    off = (value - measured) / measured
-    side = "close" if abs(off) < 0.1 else f"{abs(off):.0%} too {'high' if off > 0 else 'low'}"
-    print(f"you guessed Z = {value:,.0f} tokens; {whose} measured Z = {measured:,}: {side}")
 
 
 def expected_titles(folder: str | Path) -> str:
