@@ -133,6 +133,7 @@ class Agent:
     tool_choice: ToolChoice | Callable[[Run], ToolChoice] = "auto"
     answer_form: AnswerForm | Callable[[Run], AnswerForm | None] | None = None
     runs: list[Run] = field(default_factory=list, init=False)
+    _handler: Dispatcher | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         """Everything the agent is given is checked now, once, rather than at its first run."""
@@ -156,6 +157,12 @@ class Agent:
         """What the model is told of the tools, as a run starting now would tell it."""
         return [t.spec for t in self.tools]
 
+    def dispatcher(self) -> Dispatcher:
+        """The dispatcher of a run starting now: the last run's, while it serves the tools as they are now."""
+        if self._handler is None or not self._handler.serves(self.tools, self.approve):
+            self._handler = Dispatcher(self.tools, self.approve)
+        return self._handler
+
     def budget(self) -> Budget:
         """A fresh `Budget` for one run, from this agent's limits (budget.py)."""
         return Budget(self.max_context_tokens, self.max_input_tokens, self.max_dollars, self.price, self.max_tokens)
@@ -172,7 +179,7 @@ class Agent:
 
     def run(self, task: str) -> Run:
         """Run the loop on `task` until a final answer, a stop, or the step budget."""
-        handler, budget = Dispatcher(self.tools, self.approve), self.budget()  # this run's: a change counts from the next
+        handler, budget = self.dispatcher(), self.budget()  # this run's: a change counts from the next
         run = Run(task, self.model.name, self.system, handler.specs, scripted=is_scripted(self.model))
         self.runs.append(run)
         messages = [Message("user", run.task)]

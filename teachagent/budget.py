@@ -135,10 +135,10 @@ class Budget:
 
     def add(self, c_k: int, usage: Usage) -> None:
         """Count one call: what the model reported reading (the API's count, live) or our c_k, whichever is larger."""
-        read = usage.read_at_least(c_k)  # what the call is counted and priced as reading (cost.run_cost prices the same)
-        self.read += read.total_input_tokens
+        reported = usage.total_input_tokens
+        self.read += max(reported, c_k)  # what the call is counted and priced as reading: `Usage.read_at_least(c_k)`
         self.calls += 1
-        self.ratio = max(self.ratio, usage.total_input_tokens / max(c_k, 1))
+        self.ratio = max(self.ratio, reported / max(c_k, 1))
         self.most_written = max(self.most_written, usage.output_tokens)
         if self.max_dollars is not None and self.price is not None:
-            self.dollars += self.price.dollars(read)
+            self.dollars += self.price.dollars(usage.read_at_least(c_k))  # as cost.run_cost prices it

@@ -266,6 +266,13 @@ class Response:
             "model": self.model,
         }
 
+    def copy(self) -> Response:
+        """This reply made again through the constructors, which check it again, sharing nothing with it: each
+        call's input copied as a saved run gives it back. What the loop keeps of a reply (base/replies.py)."""
+        return Response([ToolCall(b.id, b.name, as_saved(b.input), b.unparsed) if isinstance(b, ToolCall)
+                         else block_from_dict(b.to_dict()) for b in self.content],
+                        self.stop_reason, Usage(**self.usage.to_dict()), self.model)
+
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Response:
         return cls(

@@ -20,6 +20,7 @@ count of each piece of text is kept, so only new text is ever encoded.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 from collections.abc import Iterable
@@ -45,23 +46,43 @@ def encoding() -> Any:
         ) from exc
 
 
-# Counts are kept by text, bounded by the text they hold as well as by their number
-# (base/bounded.py says why); a text longer than an eighth of the whole is counted every time.
+# Counts are kept by text. Most texts a loop counts are short (a tool's name, a call's input, a
+# short result): those are kept by functools' cache, written in C, so a count made before costs
+# almost nothing; 16,384 texts of at most SHORT characters hold at most four million characters.
+# Longer texts go to a cache bounded by the text it holds as well as by its entries (base/bounded.py
+# says why); a text longer than an eighth of that one is counted every time.
+SHORT = 256
 _counts: BoundedCache[int] = BoundedCache(entries=16_384, chars=8_000_000)
+
+
+def _encoded_length(text: str) -> int:
+    return len(encoding().encode(text, disallowed_special=()))
+
+
+_short_count = functools.lru_cache(maxsize=16_384)(_encoded_length)
 
 
 def count_tokens(text: str) -> int:
     """Number of cl100k_base tokens in `text`. Cached: the same string is encoded once."""
     if not isinstance(text, str):
         raise TypeError(f"count_tokens expects a str, got {type(text).__name__}")
+    if len(text) <= SHORT:
+        return _short_count(text)
     counted = _counts.get(text)
     if counted is None:
-        counted = len(encoding().encode(text, disallowed_special=()))
+        counted = _encoded_length(text)
         _counts.put(text, counted)
     return counted
 
 
-count_tokens.cache_clear = _counts.clear  # type: ignore[attr-defined]  # the name functools' caches use
+def _forget_counts() -> None:
+    global _last_tools
+    _short_count.cache_clear()
+    _counts.clear()
+    _last_tools = ([], 0)
+
+
+count_tokens.cache_clear = _forget_counts  # type: ignore[attr-defined]  # the name functools' caches use
 
 # JSON as the model reads it: a call's input as written, specs and unknown blocks with sorted keys.
 # Made once: json.dumps with options builds a new encoder on every call, and the loop counts every step.
@@ -91,9 +112,19 @@ def message_tokens(message: Message) -> int:
     return sum(map(block_tokens, message.content))
 
 
+# The tools of a run are most often the last run's: their count is kept beside a copy of them, and
+# used again while the tools are equal to that copy.
+_last_tools: tuple[list[Any], int] = ([], 0)
+
+
 def tools_tokens(tools: Iterable[dict[str, Any]]) -> int:
     """Tokens taken by the tool specs (name, description, schema) that go into every prompt."""
-    return sum(count_tokens(_as_sorted_json(spec)) for spec in tools)
+    global _last_tools
+    tools, (counted, total) = list(tools), _last_tools
+    if tools != counted:
+        total = sum(count_tokens(_as_sorted_json(spec)) for spec in tools)
+        _last_tools = (copy.deepcopy(tools), total)
+    return total
 
 
 def context_tokens(system: str, messages: Iterable[Message], tools: Iterable[dict[str, Any]] = ()) -> int:

@@ -525,3 +525,73 @@ def test_read_file_never_leaks_or_escapes(sandbox, path):
     if readable:
         with open(real, encoding="utf-8") as f:
             assert result.content == f.read()
+
+
+# --- an agent keeps its dispatcher while the tools are as they were -----------------------------------------
+
+
+def test_an_agent_keeps_its_dispatcher_while_nothing_changed_and_makes_a_new_one_when_something_did():
+    @tool
+    def echo(text: str) -> str:
+        """Say the text back."""
+        return text
+
+    agent = Agent(ScriptedModel(lambda m: "done"), [echo])
+    agent.run("a")
+    kept = agent.dispatcher()
+    assert agent.dispatcher() is kept  # the same tools, told the same
+    changes = [
+        lambda: agent.tools.append(Tool("other", "d", {"type": "object"}, lambda: "ok")),  # a tool added in place
+        lambda: echo.input_schema["properties"]["text"].update(description="edited in place"),
+        lambda: setattr(echo, "description", "Say it back, louder."),
+        lambda: setattr(echo, "timeout", 3.0),
+        lambda: setattr(agent, "approve", lambda call: True),
+    ]
+    for change in changes:
+        change()
+        made = agent.dispatcher()
+        assert made is not kept and agent.dispatcher() is made
+        kept = made
+    assert [s["name"] for s in kept.specs] == ["echo", "other"]
+    assert kept.specs[0]["description"] == "Say it back, louder."
+    assert kept.specs[0]["input_schema"]["properties"]["text"]["description"] == "edited in place"
+
+
+def test_a_timeout_broken_between_runs_is_refused_when_the_next_run_starts():
+    t = Tool("t", "d", {"type": "object"}, lambda: "ok")
+    agent = Agent(ScriptedModel(lambda m: "done"), [t])
+    assert agent.run("a").answered
+    t.timeout = -1
+    with pytest.raises(ValueError, match=r"the timeout of tool 't' must be a number above 0"):
+        agent.run("b")
+
+
+def test_new_choices_give_the_next_run_a_new_spec_and_a_model_that_changes_its_tools_changes_no_later_run():
+    files = ["a.md"]
+    told = []
+
+    def policy(messages, tools):
+        told.append(list(tools[0]["input_schema"]["properties"]["path"]["enum"]))
+        tools[0]["input_schema"]["properties"]["path"]["enum"].append("invented.md")  # a model meddling with its request
+        tools.append({"name": "ghost"})
+        return "done"
+
+    @tool(choices={"path": lambda: list(files)})
+    def read(path: str) -> str:
+        """Read a file."""
+        return path
+
+    class Meddling(ScriptedModel):
+        def complete(self, system, messages, tools=(), max_tokens=1024):
+            policy(messages, tools)
+            return super().complete(system, messages, [], max_tokens)
+
+    agent = Agent(Meddling(lambda m: "done"), [read])
+    first = agent.run("a")
+    files.append("b.md")
+    second = agent.run("b")
+    third = agent.run("c")
+    assert told == [["a.md"], ["a.md", "b.md"], ["a.md", "b.md"]]
+    assert [r.tools[0]["input_schema"]["properties"]["path"]["enum"] for r in (first, second, third)] == [
+        ["a.md"], ["a.md", "b.md"], ["a.md", "b.md"]]
+    assert all(len(r.tools) == 1 for r in (first, second, third))

@@ -161,7 +161,7 @@ def test_a_text_too_large_to_cache_is_counted_but_not_kept(monkeypatch, spy):
     count_tokens("small")
     huge = " word" * 2_000  # 10,000 characters: more than the whole cache
     assert count_tokens(huge) == count_tokens(huge) == 2_000
-    assert spy.encoded == ["small", huge, huge] and tokens._counts.keys() == ["small"]
+    assert spy.encoded == ["small", huge, huge] and huge not in tokens._counts.keys()
 
 
 @given(st.lists(st.text(max_size=300), max_size=60))
@@ -176,3 +176,23 @@ def test_the_cache_stays_within_both_bounds_and_counts_stay_right(texts):
             assert len(tokens._counts) <= 8 and tokens._counts.held_chars <= 2_000
             assert tokens._counts.held_chars == sum(map(len, tokens._counts.keys()))
     count_tokens.cache_clear()
+
+
+def test_the_tools_of_the_last_run_are_counted_once_and_a_change_in_place_is_counted_again(spy):
+    specs = [{"name": "read", "description": "Read a file.", "input_schema": {"type": "object", "properties": {}}}]
+    first = tools_tokens(specs)
+    spy.encoded.clear()
+    assert tools_tokens([dict(specs[0])]) == first and spy.encoded == []  # equal tools: the kept count
+    specs[0]["description"] = "Read one UTF-8 text file from the notes folder and return all of its text."
+    assert tools_tokens(specs) > first and len(spy.encoded) == 1  # edited in place: counted again
+    assert tools_tokens([]) == 0
+
+
+def test_short_and_long_texts_are_each_encoded_once_until_the_caches_are_cleared(spy):
+    short, long = "a short result", "word " * 200  # on either side of tokens.SHORT
+    assert len(short) <= tokens.SHORT < len(long)
+    counts = [count_tokens(short), count_tokens(long), count_tokens(short), count_tokens(long)]
+    assert counts[:2] == counts[2:] and spy.encoded == [short, long]
+    count_tokens.cache_clear()
+    count_tokens(short), count_tokens(long)
+    assert spy.encoded == [short, long, short, long]

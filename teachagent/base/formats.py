@@ -32,7 +32,7 @@ import math
 import os
 import re
 import stat
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -412,12 +412,13 @@ def unstorable(value: Any) -> str | None:
         if isinstance(item, dict) or isinstance(item, list):
             if depth > MAX_INPUT_DEPTH:
                 return f"it is nested more than {MAX_INPUT_DEPTH} levels deep"
+            children: Iterable[Any] = item
             if isinstance(item, dict):
-                if not all(isinstance(key, str) for key in item):
-                    return "a key is not a string"
-                pending.extend((child, depth + 1) for child in item.values())
-            else:
-                pending.extend((child, depth + 1) for child in item)
+                for key in item:
+                    if not isinstance(key, str):
+                        return "a key is not a string"
+                children = item.values()
+            pending += [(child, depth + 1) for child in children]
         elif isinstance(item, bool) or item is None or isinstance(item, str):
             continue
         elif isinstance(item, int):

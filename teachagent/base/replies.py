@@ -7,10 +7,11 @@ all sorts at first), usage counts that are not counts, and tool input a saved ru
 not hold (NaN, the infinities, numbers of over 300 digits, nesting too deep: formats.py).
 Each is a `BadReply` saying what is wrong, and the run ends with its record kept.
 
-What the loop keeps is a copy, made from the reply's data as a saved run would read it
-back (`formats.as_saved`): a model that changes the reply it returned (a call's input
-turned into a list) changes nothing the loop runs or saves. Of teachagent this module
-imports only `base/`; the reply's type is the caller's (`checked_reply(reply, Response)`).
+What the loop keeps is a copy, made again by the reply's own constructors (`Response.copy`),
+so checked again, with each call's input as a saved run would read it back (`formats.as_saved`):
+a model that changes the reply it returned (a call's input turned into a list) changes nothing
+the loop runs or saves. Of teachagent this module imports only `base/`; the reply's type is the
+caller's (`checked_reply(reply, Response)`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any, TypeVar
 
 from .display import shorten
 from .errors import CourseError, SettingError, check_number, exception_text, type_name
-from .formats import as_saved, unstorable
+from .formats import unstorable
 
 T = TypeVar("T")
 MAX_COUNT = 10**15  # a usage count past this is no count of anything (the saved-run schema's limit)
@@ -32,24 +33,21 @@ class BadReply(CourseError, TypeError):
 def checked_reply(reply: Any, kind: type[T]) -> T:
     """A copy of `reply` the loop can keep as a step and a saved run can hold; else a `BadReply` saying why.
 
-    `kind` is the type a model's reply must have (`Response`): its `to_dict()` gives the data
-    checked here, and `kind.from_dict` builds the copy. A stand-in whose fields raise when
-    read is a BadReply too.
+    `kind` is the type a model's reply must have (`Response`); its `copy()` makes the reply
+    again through the constructors, which check it as they did when it was first made. Before
+    that, what no constructor checks is checked here: the usage counts and each call's input.
+    A stand-in whose fields raise when read is a BadReply too.
     """
     if not isinstance(reply, kind):
         raise BadReply(f"Model.complete must return a {kind.__name__}, got {type_name(reply)}: {shorten(repr(reply), 100)}")
     try:
-        usage = getattr(reply, "usage", None)
+        usage: Any = getattr(reply, "usage", None)
         if not callable(getattr(usage, "to_dict", None)):
             raise BadReply(f"a {kind.__name__}'s usage must be a Usage, got {type_name(usage)}: {shorten(repr(usage), 100)}")
-        data = reply.to_dict()  # type: ignore[attr-defined]  # new dicts, but for each call's input, copied below
-        problem = _usage_problem(data["usage"]) or _input_problem(data["content"])
+        problem = _usage_problem(usage.to_dict()) or _input_problem(reply.tool_calls)  # type: ignore[attr-defined]
         if problem:
             raise BadReply(problem)
-        for block in data["content"]:
-            if block.get("type") == "tool_use":
-                block["input"] = as_saved(block["input"])  # a copy, its text as a saved run gives it back
-        return kind.from_dict(data)  # type: ignore[attr-defined, no-any-return]
+        return reply.copy()  # type: ignore[attr-defined, no-any-return]
     except BadReply:
         raise
     except Exception as error:  # a property of a stand-in object that raises
@@ -68,12 +66,10 @@ def _usage_problem(usage: dict[str, Any]) -> str | None:
     return None
 
 
-def _input_problem(content: list[dict[str, Any]]) -> str | None:
-    for block in content:
-        if block.get("type") != "tool_use":
-            continue
-        if not isinstance(block["id"], str):
-            return f"a tool call's id must be a str, got {type_name(block['id'])}: {shorten(repr(block['id']), 100)}"
-        if problem := unstorable(block["input"]):
-            return f"the input of tool call {shorten(block['id'], 60)!r} cannot be written as JSON and saved: {problem}"
+def _input_problem(calls: list[Any]) -> str | None:
+    for call in calls:
+        if not isinstance(call.id, str):
+            return f"a tool call's id must be a str, got {type_name(call.id)}: {shorten(repr(call.id), 100)}"
+        if problem := unstorable(call.input):
+            return f"the input of tool call {shorten(call.id, 60)!r} cannot be written as JSON and saved: {problem}"
     return None
