@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from .base.display import shorten
 from .base.errors import SettingError
@@ -31,11 +31,11 @@ ToolChoice = str  # one of TOOL_CHOICES or the name of a tool the request offers
 
 def check_tool_choice(choice: object, tools: Sequence[dict[str, Any]]) -> ToolChoice:
     """`choice` if a request offering `tools` can carry it; else one `SettingError` saying what it can be."""
-    if choice == "auto" or choice == "none":
-        return cast(str, choice)
+    if isinstance(choice, str) and choice in ("auto", "none"):
+        return choice
     names = [t["name"] for t in tools]
-    if (choice == "any" and names) or (isinstance(choice, str) and choice in names):
-        return cast(str, choice)
+    if isinstance(choice, str) and ((choice == "any" and names) or choice in names):
+        return choice
     if choice == "any":
         raise SettingError("tool_choice 'any' makes the model call a tool, but this request offers none")
     offered = f"or a tool's name ({', '.join(map(repr, names))})" if names else "(this request offers no tools to name)"
