@@ -77,10 +77,8 @@ def validator(name: str, schema: dict[str, Any]) -> Any:
 class Dispatcher:
     """Runs tool calls against a fixed set of tools, turning every failure into a ToolResult.
 
-    An agent keeps its dispatcher from run to run while it `serves` the agent's tools as they are
-    then; a run that finds them changed (another tool, new `choices`, a schema edited) gets a new one.
-
-    `approve(call)` is asked before each run of a tool made with `ask_first=True`.
+    `approve(call)` is asked before each run of a tool made with `ask_first=True`. An agent keeps
+    its dispatcher from run to run while it `serves` the agent's tools as they are then.
     """
 
     def __init__(self, tools: Iterable[Tool], approve: Approver = ask_in_terminal) -> None:
@@ -88,15 +86,12 @@ class Dispatcher:
         self._tools = {t.name: t for t in checked_tools(tools, approve, schemas=False)}
         self.specs = as_saved([t.spec for t in self._tools.values()])  # read once, and copied: a run's tools stay as it began
         self._validators = {spec["name"]: validator(spec["name"], spec["input_schema"]) for spec in self.specs}
-        self._timeouts = [t.timeout for t in self._tools.values()]  # as checked
 
     def serves(self, tools: Iterable[Tool], approve: Approver) -> bool:
-        """Whether a dispatcher made now of `tools` and `approve` would be this one: the same tools, with the time
-        limits checked when it was made, telling the model what they told it then (`choices` may list new values)."""
-        tools = list(tools)
-        return (approve is self.approve and len(tools) == len(self._tools)
-                and all(t is mine for t, mine in zip(tools, self._tools.values()))
-                and [t.timeout for t in tools] == self._timeouts and [t.spec for t in tools] == self.specs)
+        """Whether a dispatcher made now of `tools` and `approve` would be this one: the same tools (checked again: a
+        time limit may have changed), telling the model what they told it then (`choices` may list new values)."""
+        tools = checked_tools(tools, approve, schemas=False)
+        return approve is self.approve and tools == [*self._tools.values()] and [t.spec for t in tools] == self.specs
 
     @property
     def names(self) -> list[str]:

@@ -16,7 +16,7 @@ from teachagent.base.errors import CourseError, SettingError
 from teachagent.base.tool_runs import MAX_PROBLEM_CHARS
 from teachagent.dispatch import Dispatcher
 from teachagent.messages import ToolCall, ToolResult
-from teachagent.scripted import ScriptedModel
+from teachagent.scripted import ScriptedModel, call
 from teachagent.tools import Tool, read_file_tool, tool
 
 
@@ -544,7 +544,6 @@ def test_an_agent_keeps_its_dispatcher_while_nothing_changed_and_makes_a_new_one
         lambda: agent.tools.append(Tool("other", "d", {"type": "object"}, lambda: "ok")),  # a tool added in place
         lambda: echo.input_schema["properties"]["text"].update(description="edited in place"),
         lambda: setattr(echo, "description", "Say it back, louder."),
-        lambda: setattr(echo, "timeout", 3.0),
         lambda: setattr(agent, "approve", lambda call: True),
     ]
     for change in changes:
@@ -557,10 +556,12 @@ def test_an_agent_keeps_its_dispatcher_while_nothing_changed_and_makes_a_new_one
     assert kept.specs[0]["input_schema"]["properties"]["text"]["description"] == "edited in place"
 
 
-def test_a_timeout_broken_between_runs_is_refused_when_the_next_run_starts():
-    t = Tool("t", "d", {"type": "object"}, lambda: "ok")
-    agent = Agent(ScriptedModel(lambda m: "done"), [t])
-    assert agent.run("a").answered
+def test_a_timeout_changed_between_runs_is_checked_when_the_next_run_starts_and_used_by_its_calls():
+    t = Tool("t", "d", {"type": "object"}, lambda: time.sleep(0.5) or "late")
+    agent = Agent(ScriptedModel([call("t"), "done"] * 2), [t])
+    assert agent.run("a").steps[0].results[0].content == "late"
+    t.timeout = 0.05  # the same tool, now with a shorter limit: the kept dispatcher runs it under this one
+    assert "did not finish within 0.05 s" in agent.run("b").steps[0].results[0].content
     t.timeout = -1
     with pytest.raises(ValueError, match=r"the timeout of tool 't' must be a number above 0"):
         agent.run("b")

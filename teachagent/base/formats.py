@@ -389,7 +389,7 @@ def as_saved(value: Any) -> Any:
     """
     if isinstance(value, str):
         text = str.__str__(value)
-        if not _SPLIT_PAIR.search(text):
+        if text.isascii() or not _SPLIT_PAIR.search(text):  # the quick test first: no surrogate is ASCII
             return text
         return _SPLIT_PAIR.sub(lambda pair: pair.group().encode("utf-16-le", "surrogatepass").decode("utf-16-le"), text)
     if isinstance(value, dict):
