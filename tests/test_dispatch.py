@@ -16,7 +16,8 @@ from teachagent.base.errors import CourseError, SettingError
 from teachagent.base.tool_runs import MAX_PROBLEM_CHARS
 from teachagent.dispatch import Dispatcher
 from teachagent.messages import ToolCall, ToolResult
-from teachagent.scripted import ScriptedModel, call
+from teachagent.scripted import ScriptedModel
+from teachagent.scripted import call as scripted_call
 from teachagent.tools import Tool, read_file_tool, tool
 
 
@@ -558,7 +559,7 @@ def test_an_agent_keeps_its_dispatcher_while_nothing_changed_and_makes_a_new_one
 
 def test_a_timeout_changed_between_runs_is_checked_when_the_next_run_starts_and_used_by_its_calls():
     t = Tool("t", "d", {"type": "object"}, lambda: time.sleep(0.5) or "late")
-    agent = Agent(ScriptedModel([call("t"), "done"] * 2), [t])
+    agent = Agent(ScriptedModel([scripted_call("t"), "done"] * 2), [t])
     assert agent.run("a").steps[0].results[0].content == "late"
     t.timeout = 0.05  # the same tool, now with a shorter limit: the kept dispatcher runs it under this one
     assert "did not finish within 0.05 s" in agent.run("b").steps[0].results[0].content
