@@ -33,13 +33,14 @@ import os
 import sys
 from typing import Any, TextIO
 
-from .agent import FINAL, MAX_STEPS, AgentError
+from .agent import MAX_STEPS, AgentError
 from .base.display import one_line, terminal_text
 from .base.errors import CourseError, SettingError, check_number
 from .base.formats import FormatError, writable
 from .course.modes import MODES, RECORD_FROM, select_model
 from .course.replay import CassetteError, Recorder, ended_by
 from .human import WHOLE_PAGE, HumanModel, example_call
+from .messages import STOPS
 from .models import Model
 from .research.corpus import Library
 from .research.researcher import QUESTION, STRATEGIES, research_agent
@@ -47,6 +48,9 @@ from .scripted import ScriptedModel
 from .thinking import Thinking
 from .tokens import count_tokens
 from .trace import OUTCOMES, Run, Step
+
+# Stop reasons after which the model's text is its final answer (messages.STOPS says what each does).
+FINAL: tuple[str, ...] = tuple(reason for reason, stop in STOPS.items() if stop.move == "answer")
 
 
 def at_least_one(text: str) -> int:

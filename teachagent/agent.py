@@ -23,21 +23,18 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
-from .answers import AnswerForm
-from .base.display import shorten
-from .base.errors import SettingError, ShortIfCourseCause, check_number, failing
+from .answers import AnswerForm, checked_form
+from .base.errors import ShortIfCourseCause, check_number, failing
 from .base.replies import checked_reply
 from .budget import Budget, Pricing, check_limits
 from .dispatch import Approver, Dispatcher, ask_in_terminal, checked_tools
-from .messages import MAX_TOKENS, STOPS, Message, Response, StopReason, ToolResult
+from .messages import MAX_TOKENS, STOPS, Message, Response, ToolResult
 from .models import Model, call_model, is_scripted
 from .requests import ToolChoice, check_tool_choice
 from .tokens import context_tokens, message_tokens
 from .tools import Tool
 from .trace import Outcome, Run, Step, says_something
 
-# Stop reasons after which the model's text is its final answer (messages.STOPS says what each does).
-FINAL: tuple[StopReason, ...] = tuple(reason for reason, stop in STOPS.items() if stop.move == "answer")
 MAX_STEPS = 1_000_000  # the largest step budget: more is a typo, not a budget
 
 
@@ -48,14 +45,6 @@ def no_tools_after_a_result(run: Run) -> ToolChoice:
     offering it no tool once a result is in leaves it only the answer to write.
     """
     return "none" if any(step.results for step in run.steps) else "auto"
-
-
-def checked_form(form: object) -> AnswerForm | None:
-    """`form` if it is an AnswerForm or None; else one `SettingError`."""
-    if form is None or isinstance(form, AnswerForm):
-        return form
-    raise SettingError(f"answer_form must be an AnswerForm, None or a function of the run giving one; "
-                       f"got {shorten(repr(form), 80)}")
 
 
 class AgentError(ShortIfCourseCause, RuntimeError):

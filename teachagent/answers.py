@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .base.display import shorten
 from .base.errors import SettingError
 from .base.schema import input_validator
 
@@ -84,3 +85,11 @@ class AnswerForm:
             return f"{text[:80]!r} is neither a value of the form nor JSON"
         found = next(iter(validator.iter_errors(value)), None)
         return None if found is None else f"the answer {text[:80]!r} breaks the form: {found.message[:120]}"
+
+
+def checked_form(form: object) -> AnswerForm | None:
+    """`form` if it is an AnswerForm or None; else one `SettingError` (what `Agent(answer_form=...)` may be)."""
+    if form is None or isinstance(form, AnswerForm):
+        return form
+    raise SettingError(f"answer_form must be an AnswerForm, None or a function of the run giving one; "
+                       f"got {shorten(repr(form), 80)}")

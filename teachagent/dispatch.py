@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from .base.display import one_line, shorten
 from .base.errors import SettingError
 from .base.formats import as_saved
-from .base.schema import input_validator
+from .base.schema import tool_input_validator
 from .base.tool_runs import refusal, run_tool
 from .messages import ToolCall, ToolResult
 from .tools import Tool, check_timeout
@@ -61,17 +60,9 @@ def checked_tools(tools: Iterable[Tool], approve: Approver = ask_in_terminal, sc
             raise SettingError(f"two tools are named {t.name!r}; the model calls tools by name, so names must differ")
         names.add(t.name)
         if schemas:
-            validator(t.name, t.input_schema)
+            tool_input_validator(t.name, t.input_schema)
         check_timeout(t.name, t.timeout)  # again: a Tool's fields can be changed after it was made
     return tools
-
-
-def validator(name: str, schema: dict[str, Any]) -> Any:
-    """jsonschema's validator for tool `name`'s input (checked once per schema, then kept); a bad schema named."""
-    try:
-        return input_validator(schema)
-    except ValueError as exc:
-        raise ValueError(f"tool {name!r} has an invalid input_schema: {exc}") from exc
 
 
 class Dispatcher:
@@ -85,7 +76,7 @@ class Dispatcher:
         self.approve = approve
         self._tools = {t.name: t for t in checked_tools(tools, approve, schemas=False)}
         self.specs = as_saved([t.spec for t in self._tools.values()])  # read once, and copied: a run's tools stay as it began
-        self._validators = {spec["name"]: validator(spec["name"], spec["input_schema"]) for spec in self.specs}
+        self._validators = {spec["name"]: tool_input_validator(spec["name"], spec["input_schema"]) for spec in self.specs}
 
     def serves(self, tools: Iterable[Tool], approve: Approver) -> bool:
         """Whether a dispatcher made now of `tools` and `approve` would be this one: the same tools (checked again: a

@@ -226,6 +226,14 @@ def input_validator(schema: dict[str, Any]) -> Any:
     return _checked_validator(text)
 
 
+def tool_input_validator(name: str, schema: dict[str, Any]) -> Any:
+    """`input_validator(schema)` for tool `name`'s input: a bad schema is a ValueError that names its tool."""
+    try:
+        return input_validator(schema)
+    except ValueError as exc:
+        raise ValueError(f"tool {name!r} has an invalid input_schema: {exc}") from exc
+
+
 @functools.lru_cache(maxsize=1024)
 def _checked_validator(text: str) -> Any:
     """The validator for the schema written as `text`; its checks against the metaschema, made once."""
