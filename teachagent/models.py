@@ -76,9 +76,9 @@ def call_model(
 ) -> Response:
     """`model.complete(...)`, with `tool_choice` and `answer_form` passed only when they are not the defaults:
     a model written with four parameters still serves every request that needs neither."""
-    if tool_choice == "auto" and answer_form is None:
-        return model.complete(system, messages, tools, max_tokens)
-    settings: dict[str, Any] = {} if tool_choice == "auto" else {"tool_choice": tool_choice}
+    settings: dict[str, Any] = {}
+    if tool_choice != "auto":
+        settings["tool_choice"] = tool_choice
     if answer_form is not None:
         settings["answer_form"] = answer_form
     return model.complete(system, messages, tools, max_tokens, **settings)

@@ -53,6 +53,9 @@ def encoding() -> Any:
 # says why); a text longer than an eighth of that one is counted every time.
 SHORT = 256
 _counts: BoundedCache[int] = BoundedCache(entries=16_384, chars=8_000_000)
+# The tools of a run are most often the last run's: their count is kept beside a copy of them, and
+# used again while the tools are equal to that copy (tools_tokens).
+_last_tools: tuple[list[Any], int] = ([], 0)
 
 
 def _encoded_length(text: str) -> int:
@@ -110,11 +113,6 @@ def block_tokens(block: Block) -> int:
 def message_tokens(message: Message) -> int:
     """Tokens in one message: the sum over its blocks."""
     return sum(map(block_tokens, message.content))
-
-
-# The tools of a run are most often the last run's: their count is kept beside a copy of them, and
-# used again while the tools are equal to that copy.
-_last_tools: tuple[list[Any], int] = ([], 0)
 
 
 def tools_tokens(tools: Iterable[dict[str, Any]]) -> int:
